@@ -1,0 +1,29 @@
+# Two entry points for people: `make run` opens the studio, `make check` runs every test.
+# Both install what is missing (scripts/install-deps), configure once and build incrementally.
+
+BUILD_DIR ?= build
+JOBS ?= $(shell nproc)
+CMAKE_ARGS ?=
+
+.PHONY: run check build deps bench clean
+
+deps:
+	@scripts/install-deps
+
+$(BUILD_DIR)/build.ninja: | deps
+	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS)
+
+build: deps $(BUILD_DIR)/build.ninja
+	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+run: build
+	@scripts/run-studio $(BUILD_DIR)
+
+check: build
+	cd $(BUILD_DIR) && ctest --output-on-failure --no-tests=error -j $(JOBS)
+
+bench: build
+	@scripts/bench $(BUILD_DIR)
+
+clean:
+	rm -rf $(BUILD_DIR)
