@@ -1,6 +1,9 @@
 #include "app/cli/cli_command.h"
 
+#include <algorithm>
 #include <iostream>
+#include <utility>
+#include <vector>
 
 #include "core/common/error.h"
 
@@ -24,7 +27,24 @@ std::string oneLine(std::string text) {
   return text;
 }
 
+std::vector<std::pair<int, CommandFactory>>& registeredCommands() {
+  static std::vector<std::pair<int, CommandFactory>> commands;
+  return commands;
+}
+
 }  // namespace
+
+bool registerCommand(int order, CommandFactory factory) {
+  registeredCommands().emplace_back(order, factory);
+  return true;
+}
+
+void addRegisteredCommands(CLI::App& app, int& exit_code) {
+  auto commands = registeredCommands();
+  std::stable_sort(commands.begin(), commands.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [order, factory] : commands) factory(app, exit_code);
+}
 
 void setCommandAction(CLI::App* command, int& exit_code, std::function<void()> body) {
   command->callback([&exit_code, body = std::move(body), name = command->get_name()]() {

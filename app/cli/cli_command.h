@@ -1,5 +1,6 @@
 #pragma once
-// Shared plumbing of the studio-cli subcommands: each cmd_*.cpp adds one subcommand to the app.
+// Shared plumbing of the studio-cli subcommands. Each cmd_*.cpp defines one subcommand and
+// registers it with STUDIO_CLI_COMMAND; main.cpp adds them all, in `order`, to the CLI11 app.
 
 #include <CLI/CLI.hpp>
 
@@ -12,11 +13,25 @@ namespace studio::cli {
 // (arguments, files, configuration), 3 internal error, 130 cancelled.
 enum ExitCode : int { kOk = 0, kFailed = 1, kBadInput = 2, kInternal = 3, kCancelled = 130 };
 
+// Adds one subcommand to `app`; its result goes to `exit_code`.
+using CommandFactory = void (*)(CLI::App& app, int& exit_code);
+
+// Called from static initialisers in this executable's own objects (never a library, where the
+// linker could drop them). Returns true so it can initialise a static.
+bool registerCommand(int order, CommandFactory factory);
+
+// Adds every registered subcommand to `app`, in order.
+void addRegisteredCommands(CLI::App& app, int& exit_code);
+
 // Wraps a subcommand body: studio::Error and std::exception become a one-line message on stderr
-// and the matching exit code, which is stored in `exit_code`.
+// and the matching exit code. A body may also set `exit_code` itself.
 void setCommandAction(CLI::App* command, int& exit_code, std::function<void()> body);
 
-// Each subcommand. `exit_code` is where the subcommand's result goes.
-void addVersionCommand(CLI::App& app, int& exit_code);
-
 }  // namespace studio::cli
+
+#define STUDIO_CLI_CONCAT_INNER(a, b) a##b
+#define STUDIO_CLI_CONCAT(a, b) STUDIO_CLI_CONCAT_INNER(a, b)
+// STUDIO_CLI_COMMAND(30, addProbeCommand): registers the factory at load time.
+#define STUDIO_CLI_COMMAND(order, factory)                                     \
+  static const bool STUDIO_CLI_CONCAT(studio_cli_registered_, __LINE__) = \
+      ::studio::cli::registerCommand(order, factory)

@@ -8,6 +8,8 @@
 
 namespace studio::cli {
 
+namespace {
+
 void addVersionCommand(CLI::App& app, int& exit_code) {
   auto* command = app.add_subcommand("version", "Print the versions of the studio, torch, Qt, "
                                                 "SQLite and whether CUDA is available");
@@ -31,5 +33,9 @@ void addVersionCommand(CLI::App& app, int& exit_code) {
     }
   });
 }
+
+}  // namespace
+
+STUDIO_CLI_COMMAND(900, addVersionCommand);
 
 }  // namespace studio::cli

@@ -17,7 +17,7 @@ int main(int argc, char** argv) {
   app.set_help_all_flag("--help-all", "Print the help of every subcommand");
 
   int exit_code = kOk;
-  addVersionCommand(app, exit_code);
+  addRegisteredCommands(app, exit_code);
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,99 @@
+#include "core/engine/run_spec.h"
+
+#include "core/common/error.h"
+
+namespace studio::engine {
+
+namespace {
+
+using nlohmann::json;
+
+json spansToJson(const std::vector<Span>& spans) {
+  json out = json::array();
+  for (const Span& span : spans) out.push_back({{"start", span.start}, {"end", span.end}});
+  return out;
+}
+
+std::vector<Span> spansFromJson(const json& value, const std::string& field) {
+  std::vector<Span> spans;
+  if (value.is_null()) return spans;
+  if (!value.is_array()) throwArgument(field, "expected an array of {start, end}");
+  for (const json& item : value) {
+    if (!item.is_object() || !item.contains("start") || !item.contains("end") ||
+        !item["start"].is_number_integer() || !item["end"].is_number_integer()) {
+      throwArgument(field, "expected {\"start\": int, \"end\": int}, got " + item.dump());
+    }
+    Span span{item["start"].get<std::int64_t>(), item["end"].get<std::int64_t>()};
+    if (span.start < 0 || span.end < span.start) {
+      throwArgument(field, "invalid span [" + std::to_string(span.start) + ", " +
+                               std::to_string(span.end) + ")");
+    }
+    spans.push_back(span);
+  }
+  return spans;
+}
+
+template <typename T>
+void read(const json& in, const char* key, T& out) {
+  if (!in.contains(key) || in[key].is_null()) return;
+  try {
+    out = in[key].get<T>();
+  } catch (const json::exception& error) {
+    throwArgument(std::string("run_spec.") + key, error.what());
+  }
+}
+
+}  // namespace
+
+json RunSpec::toJson() const {
+  json out = {{"model_path", model_path},
+              {"device", device},
+              {"dtype", dtype},
+              {"document_source", document_source},
+              {"document_text", document_text},
+              {"question", question},
+              {"task_description", task_description},
+              {"target_chars", spansToJson(target_chars)},
+              {"target_tokens", spansToJson(target_tokens)},
+              {"reference_answers", reference_answers},
+              {"scorer", scorer},
+              {"task", task},
+              {"task_meta", task_meta},
+              {"method", method},
+              {"params", params},
+              {"seed", seed},
+              {"max_answer_tokens", max_answer_tokens}};
+  out["budget_flops"] = budget_flops ? json(*budget_flops) : json(nullptr);
+  return out;
+}
+
+RunSpec RunSpec::fromJson(const json& in) {
+  if (!in.is_object()) throwArgument("run_spec", "expected a JSON object");
+  RunSpec spec;
+  read(in, "model_path", spec.model_path);
+  read(in, "device", spec.device);
+  read(in, "dtype", spec.dtype);
+  read(in, "document_source", spec.document_source);
+  read(in, "document_text", spec.document_text);
+  read(in, "question", spec.question);
+  read(in, "task_description", spec.task_description);
+  read(in, "reference_answers", spec.reference_answers);
+  read(in, "scorer", spec.scorer);
+  read(in, "task", spec.task);
+  read(in, "method", spec.method);
+  read(in, "seed", spec.seed);
+  read(in, "max_answer_tokens", spec.max_answer_tokens);
+  if (in.contains("task_meta") && in["task_meta"].is_object()) spec.task_meta = in["task_meta"];
+  if (in.contains("params") && !in["params"].is_null()) {
+    if (!in["params"].is_object()) throwArgument("run_spec.params", "expected a JSON object");
+    spec.params = in["params"];
+  }
+  if (in.contains("budget_flops") && in["budget_flops"].is_number()) {
+    spec.budget_flops = in["budget_flops"].get<double>();
+  }
+  spec.target_chars = spansFromJson(in.value("target_chars", json()), "run_spec.target_chars");
+  spec.target_tokens = spansFromJson(in.value("target_tokens", json()), "run_spec.target_tokens");
+  return spec;
+}
+
+}  // namespace studio::engine

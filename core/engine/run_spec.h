@@ -1,0 +1,51 @@
+#pragma once
+// Everything a person (or the CLI, or a sweep) chooses for one run. It is stored whole, as JSON,
+// in the session, so a run can be reproduced from its row.
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/common/span.h"
+
+namespace studio::engine {
+
+struct RunSpec {
+  // The model: a Hugging Face folder, and where and how to run it.
+  std::string model_path;
+  std::string device = "cpu";  // "cpu" or "cuda"
+  std::string dtype;           // "f32", "bf16", "f16"; empty: the device's default
+
+  // The document and the question.
+  std::string document_source;  // a path, "text", or "task:<name>" for generated items
+  std::string document_text;    // UTF-8
+  std::string question;
+  std::string task_description;  // the prompt's [TASK] section; empty: a generic one
+
+  // Targets: character (code point) spans in document_text, or token ranges in the prompt.
+  // Token ranges win when both are given; character spans are mapped through the tokenizer.
+  std::vector<Span> target_chars;
+  std::vector<Span> target_tokens;
+
+  // Scoring (optional): the reference answers and the scorer's name (see core/task/scorers.h).
+  std::vector<std::string> reference_answers;
+  std::string scorer;
+  std::string task;               // the task that produced the item, when one did
+  nlohmann::json task_meta = nlohmann::json::object();
+
+  // The method and its parameters (resolved against the method's ParamSpecs before the run).
+  std::string method;
+  nlohmann::json params = nlohmann::json::object();
+  std::uint64_t seed = 0;
+  std::optional<double> budget_flops;  // when set, the method sizes itself to this budget
+  std::int64_t max_answer_tokens = 32;
+
+  nlohmann::json toJson() const;
+  // Throws studio::Error (Argument) naming the field when the JSON does not describe a RunSpec.
+  static RunSpec fromJson(const nlohmann::json& json);
+};
+
+}  // namespace studio::engine

@@ -1,0 +1,80 @@
+#pragma once
+// The architecture of a checkpoint, read from its config.json (Hugging Face names and defaults).
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace studio::model {
+
+enum class ModelFamily { Qwen3, Qwen2, Llama };
+
+const char* modelFamilyName(ModelFamily family);
+
+struct RopeScaling {
+  enum class Type { None, Linear, Llama3, Yarn };
+  Type type = Type::None;
+  double factor = 1.0;
+  // llama3
+  double low_freq_factor = 1.0;
+  double high_freq_factor = 4.0;
+  std::int64_t original_max_position_embeddings = 0;
+  // yarn
+  double beta_fast = 32.0;
+  double beta_slow = 1.0;
+  double attention_factor = 0.0;  // 0: derived from factor (0.1·ln(factor) + 1)
+};
+
+const char* ropeScalingTypeName(RopeScaling::Type type);
+
+struct ModelConfig {
+  ModelFamily family = ModelFamily::Qwen3;
+  std::string model_type;  // as written in config.json
+
+  std::int64_t vocab_size = 0;
+  std::int64_t hidden_size = 0;
+  std::int64_t intermediate_size = 0;
+  std::int64_t num_hidden_layers = 0;
+  std::int64_t num_attention_heads = 0;
+  std::int64_t num_key_value_heads = 0;
+  std::int64_t head_dim = 0;  // need not equal hidden_size / num_attention_heads
+  std::int64_t max_position_embeddings = 0;
+
+  double rms_norm_eps = 1e-6;
+  double rope_theta = 10000.0;
+  RopeScaling rope_scaling;
+
+  bool tie_word_embeddings = false;
+  bool attention_bias = false;  // q/k/v projections carry biases (qwen2 always; llama if set)
+  bool qk_norm = false;         // per-head RMSNorm on q and k before RoPE (qwen3)
+  std::string hidden_act = "silu";
+  std::string torch_dtype = "float32";
+
+  std::vector<std::int64_t> eos_token_ids;  // from config.json (and generation_config.json)
+  std::int64_t bos_token_id = -1;           // −1: none
+
+  nlohmann::json raw;  // the file as read, for round trips and `inspect`
+
+  // Parses and validates config.json text. `file` names the file in error messages. Throws
+  // studio::Error (Config) naming the field for anything missing, mistyped or out of range, and
+  // (Unsupported) for a model_type or rope_scaling type the studio does not run.
+  static ModelConfig fromJson(const nlohmann::json& json, const std::string& file = "config.json");
+
+  // The config.json a checkpoint writer stores (Hugging Face field names).
+  nlohmann::json toJson() const;
+
+  // The shape every tensor of this architecture must have, by Hugging Face name
+  // ("model.layers.3.self_attn.q_proj.weight" -> {heads·head_dim, hidden}). lm_head.weight is
+  // absent when the embeddings are tied.
+  std::map<std::string, std::vector<std::int64_t>> expectedTensorShapes() const;
+
+  // Parameters of the architecture (tied embeddings counted once).
+  std::int64_t parameterCount() const;
+
+  std::int64_t kvGroups() const { return num_attention_heads / num_key_value_heads; }
+};
+
+}  // namespace studio::model
