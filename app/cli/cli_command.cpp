@@ -46,6 +46,16 @@ void addRegisteredCommands(CLI::App& app, int& exit_code) {
   for (const auto& [order, factory] : commands) factory(app, exit_code);
 }
 
+CLI::App& benchCommand(CLI::App& app) {
+  for (CLI::App* existing : app.get_subcommands({})) {
+    if (existing->get_name() == "bench") return *existing;
+  }
+  CLI::App* bench = app.add_subcommand("bench", "Benchmarks that print figures (tokens/s, "
+                                                "GFLOP/s, ratios, peak memory)");
+  bench->require_subcommand(1);
+  return *bench;
+}
+
 void setCommandAction(CLI::App* command, int& exit_code, std::function<void()> body) {
   command->callback([&exit_code, body = std::move(body), name = command->get_name()]() {
     try {

@@ -23,6 +23,10 @@ bool registerCommand(int order, CommandFactory factory);
 // Adds every registered subcommand to `app`, in order.
 void addRegisteredCommands(CLI::App& app, int& exit_code);
 
+// The `bench` subcommand (created on first use): benchmarks add themselves below it as
+// `studio-cli bench <name>`, each from its own cmd_bench_*.cpp.
+CLI::App& benchCommand(CLI::App& app);
+
 // Wraps a subcommand body: studio::Error and std::exception become a one-line message on stderr
 // and the matching exit code. A body may also set `exit_code` itself.
 void setCommandAction(CLI::App* command, int& exit_code, std::function<void()> body);
