@@ -49,6 +49,9 @@ struct ModelConfig {
 
   bool tie_word_embeddings = false;
   bool attention_bias = false;  // q/k/v projections carry biases (qwen2 always; llama if set)
+  // o_proj carries a bias too: llama and qwen3 with attention_bias (Hugging Face gives all four
+  // projections `bias=config.attention_bias`); never qwen2.
+  bool o_proj_bias = false;
   bool qk_norm = false;         // per-head RMSNorm on q and k before RoPE (qwen3)
   std::string hidden_act = "silu";
   std::string torch_dtype = "float32";
@@ -62,6 +65,11 @@ struct ModelConfig {
   // studio::Error (Config) naming the field for anything missing, mistyped or out of range, and
   // (Unsupported) for a model_type or rope_scaling type the studio does not run.
   static ModelConfig fromJson(const nlohmann::json& json, const std::string& file = "config.json");
+
+  // The checks fromJson makes on the parsed values, for configs built in code (the trainer, the
+  // tests, the checkpoint writer): positive and bounded sizes, heads divisible by kv heads, an even
+  // head_dim, a parameter count that fits in 64 bits. Throws studio::Error (Config).
+  void validate(const std::string& file = "config.json") const;
 
   // The config.json a checkpoint writer stores (Hugging Face field names).
   nlohmann::json toJson() const;

@@ -1,0 +1,227 @@
+#include "core/model/attention_kernel.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "core/common/error.h"
+
+namespace studio::model {
+
+namespace {
+
+using torch::Tensor;
+using torch::autograd::AutogradContext;
+using torch::autograd::variable_list;
+using torch::indexing::Slice;
+
+struct Shapes {
+  std::int64_t batch, kv_heads, groups, queries, keys, dim;
+};
+
+Shapes shapesOf(const Tensor& q, const Tensor& k) {
+  Shapes s{};
+  s.batch = q.size(0);
+  s.kv_heads = k.size(1);
+  s.groups = q.size(1) / k.size(1);
+  s.queries = q.size(2);
+  s.keys = k.size(2);
+  s.dim = q.size(3);
+  return s;
+}
+
+// Scores and softmax run in at least float32 (bf16 logits would lose the needle).
+torch::ScalarType scoreType(const Tensor& q) {
+  return at::promote_types(q.scalar_type(), torch::kFloat32);
+}
+
+// Query chunk length so that one [B, Hq, chunk, keys] score tensor stays under the bound.
+std::int64_t chunkLength(const Shapes& s, std::int64_t max_elements) {
+  const std::int64_t per_query = std::max<std::int64_t>(1, s.batch * s.kv_heads * s.groups * s.keys);
+  return std::clamp<std::int64_t>(max_elements / per_query, 1, std::max<std::int64_t>(1, s.queries));
+}
+
+// Masked scores of one query chunk against keys [0, keys): [B, Hkv, G, C, keys], float32.
+Tensor chunkScores(const Tensor& q_chunk /* [B,Hkv,G,C,D] */, const Tensor& k /* [B,Hkv,keys,D] */,
+                   const Tensor& positions /* [C] */, double scale) {
+  const auto B = q_chunk.size(0), Hkv = q_chunk.size(1), G = q_chunk.size(2), C = q_chunk.size(3);
+  const auto keys = k.size(2);
+  auto scores = torch::matmul(q_chunk.reshape({B, Hkv, G * C, q_chunk.size(4)}), k.transpose(-1, -2))
+                    .to(scoreType(q_chunk))
+                    .mul_(scale)
+                    .view({B, Hkv, G, C, keys});
+  auto key_positions = torch::arange(keys, positions.options());
+  auto hidden = key_positions.unsqueeze(0) > positions.unsqueeze(1);  // [C, keys]
+  scores.masked_fill_(hidden, -std::numeric_limits<float>::infinity());
+  return scores;
+}
+
+struct ForwardPass {
+  Tensor out;  // [B, Hkv, G, Tq, D]
+  Tensor lse;  // [B, Hkv, G, Tq]
+};
+
+ForwardPass forwardChunks(const Tensor& qg, const Tensor& k, const Tensor& v,
+                          const Tensor& positions, double scale, std::int64_t chunk) {
+  const auto B = qg.size(0), Hkv = qg.size(1), G = qg.size(2), Tq = qg.size(3);
+  ForwardPass pass;
+  pass.out = torch::empty({B, Hkv, G, Tq, v.size(3)}, qg.options());
+  pass.lse = torch::empty({B, Hkv, G, Tq}, qg.options().dtype(scoreType(qg)));
+  for (std::int64_t c0 = 0; c0 < Tq; c0 += chunk) {
+    const std::int64_t c1 = std::min(Tq, c0 + chunk);
+    auto pos = positions.index({Slice(c0, c1)});
+    // Keys after the chunk's last query are masked anyway: leave them out.
+    const std::int64_t visible = std::min<std::int64_t>(k.size(2), pos.max().item<std::int64_t>() + 1);
+    auto kc = k.narrow(2, 0, visible);
+    auto vc = v.narrow(2, 0, visible);
+    auto qc = qg.index({Slice(), Slice(), Slice(), Slice(c0, c1)});
+    auto scores = chunkScores(qc, kc, pos, scale);       // [B,Hkv,G,C,visible]
+    auto lse = torch::logsumexp(scores, -1);             // [B,Hkv,G,C]
+    auto probs = (scores - lse.unsqueeze(-1)).exp_().to(v.scalar_type());
+    auto out = torch::matmul(probs.view({B, Hkv, G * (c1 - c0), visible}), vc);  // [B,Hkv,G*C,Dv]
+    pass.out.index_put_({Slice(), Slice(), Slice(), Slice(c0, c1)},
+                        out.view({B, Hkv, G, c1 - c0, v.size(3)}));
+    pass.lse.index_put_({Slice(), Slice(), Slice(), Slice(c0, c1)}, lse);
+  }
+  return pass;
+}
+
+// Flash-attention-style backward: weights are recomputed chunk by chunk from the saved lse.
+class ChunkedAttentionFunction : public torch::autograd::Function<ChunkedAttentionFunction> {
+ public:
+  static variable_list forward(AutogradContext* ctx, Tensor q, Tensor k, Tensor v,
+                               Tensor positions, double scale, std::int64_t chunk) {
+    const Shapes s = shapesOf(q, k);
+    auto qg = q.view({s.batch, s.kv_heads, s.groups, s.queries, s.dim});
+    ForwardPass pass = forwardChunks(qg, k, v, positions, scale, chunk);
+    auto out = pass.out.view({s.batch, s.kv_heads * s.groups, s.queries, v.size(3)});
+    auto lse = pass.lse.view({s.batch, s.kv_heads * s.groups, s.queries});
+    ctx->save_for_backward({q, k, v, positions, out, lse});
+    ctx->saved_data["scale"] = scale;
+    ctx->saved_data["chunk"] = chunk;
+    ctx->saved_data["k_grad"] = k.requires_grad();
+    ctx->saved_data["v_grad"] = v.requires_grad();
+    ctx->mark_non_differentiable({lse});
+    return {out, lse};
+  }
+
+  static variable_list backward(AutogradContext* ctx, variable_list grads) {
+    auto saved = ctx->get_saved_variables();
+    Tensor q = saved[0], k = saved[1], v = saved[2], positions = saved[3], out = saved[4],
+           lse = saved[5];
+    const double scale = ctx->saved_data["scale"].toDouble();
+    const std::int64_t chunk = ctx->saved_data["chunk"].toInt();
+    const bool k_grad = ctx->saved_data["k_grad"].toBool();
+    const bool v_grad = ctx->saved_data["v_grad"].toBool();
+    const Shapes s = shapesOf(q, k);
+    const auto B = s.batch, Hkv = s.kv_heads, G = s.groups, Tq = s.queries, D = s.dim;
+    const auto Dv = v.size(3);
+
+    Tensor grad_out = grads[0];
+    if (!grad_out.defined()) return {Tensor(), Tensor(), Tensor(), Tensor(), Tensor(), Tensor()};
+    auto dO = grad_out.contiguous().view({B, Hkv, G, Tq, Dv});
+    auto og = out.view({B, Hkv, G, Tq, Dv});
+    auto qg = q.view({B, Hkv, G, Tq, D});
+    auto lg = lse.view({B, Hkv, G, Tq});
+    // δ_i = Σ_d dO_id · O_id: the softmax Jacobian's correction term per query.
+    const auto acc = scoreType(q);
+    auto delta = (dO.to(acc) * og.to(acc)).sum(-1);  // [B,Hkv,G,Tq]
+
+    auto dq = torch::zeros_like(qg);
+    Tensor dk = k_grad ? torch::zeros_like(k) : Tensor();
+    Tensor dv = v_grad ? torch::zeros_like(v) : Tensor();
+    for (std::int64_t c0 = 0; c0 < Tq; c0 += chunk) {
+      const std::int64_t c1 = std::min(Tq, c0 + chunk), C = c1 - c0;
+      auto pos = positions.index({Slice(c0, c1)});
+      const std::int64_t visible = std::min<std::int64_t>(k.size(2), pos.max().item<std::int64_t>() + 1);
+      auto kc = k.narrow(2, 0, visible);
+      auto vc = v.narrow(2, 0, visible);
+      auto qc = qg.index({Slice(), Slice(), Slice(), Slice(c0, c1)});
+      auto scores = chunkScores(qc, kc, pos, scale);  // [B,Hkv,G,C,visible]
+      auto probs = (scores - lg.index({Slice(), Slice(), Slice(), Slice(c0, c1)}).unsqueeze(-1)).exp_();
+      auto dOc = dO.index({Slice(), Slice(), Slice(), Slice(c0, c1)}).reshape({B, Hkv, G * C, Dv});
+      auto probs_flat = probs.view({B, Hkv, G * C, visible});
+      if (v_grad) {
+        dv.narrow(2, 0, visible).add_(torch::matmul(probs_flat.transpose(-1, -2).to(v.scalar_type()), dOc));
+      }
+      auto dP = torch::matmul(dOc, vc.transpose(-1, -2)).to(acc)
+                    .view({B, Hkv, G, C, visible});
+      auto dS = probs.mul_(dP.sub_(delta.index({Slice(), Slice(), Slice(), Slice(c0, c1)}).unsqueeze(-1)))
+                    .view({B, Hkv, G * C, visible})
+                    .to(q.scalar_type());
+      auto dq_c = torch::matmul(dS, kc).mul_(scale);  // [B,Hkv,G*C,D]
+      dq.index_put_({Slice(), Slice(), Slice(), Slice(c0, c1)}, dq_c.view({B, Hkv, G, C, D}));
+      if (k_grad) {
+        auto qflat = qc.reshape({B, Hkv, G * C, D});
+        dk.narrow(2, 0, visible).add_(torch::matmul(dS.transpose(-1, -2), qflat).mul_(scale));
+      }
+    }
+    return {dq.view({B, Hkv * G, Tq, D}), dk, dv, Tensor(), Tensor(), Tensor()};
+  }
+};
+
+void checkShapes(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& positions) {
+  if (q.dim() != 4 || k.dim() != 4 || v.dim() != 4) {
+    throwError(ErrorKind::Internal, "", "attention", "q, k, v must be [B, heads, T, D]");
+  }
+  if (q.size(1) % k.size(1) != 0) {
+    throwError(ErrorKind::Internal, "", "attention", "query heads must be a multiple of kv heads");
+  }
+  if (k.size(0) != v.size(0) || k.size(1) != v.size(1) || k.size(2) != v.size(2)) {
+    throwError(ErrorKind::Internal, "", "attention", "keys and values differ in shape");
+  }
+  if (positions.dim() != 1 || positions.size(0) != q.size(2)) {
+    throwError(ErrorKind::Internal, "", "attention", "one position per query is required");
+  }
+}
+
+}  // namespace
+
+AttentionOutput causalAttention(const Tensor& q, const Tensor& k, const Tensor& v,
+                                const Tensor& q_positions, double scale,
+                                std::int64_t max_chunk_elements) {
+  checkShapes(q, k, v, q_positions);
+  const std::int64_t chunk = chunkLength(shapesOf(q, k), max_chunk_elements);
+  auto positions = q_positions.to(q.device(), torch::kInt64).contiguous();
+  auto outputs = ChunkedAttentionFunction::apply(q.contiguous(), k, v, positions, scale, chunk);
+  return {outputs[0], outputs[1]};
+}
+
+AttentionOutput causalAttentionSegments(
+    const Tensor& q, const std::vector<std::pair<Tensor, Tensor>>& segments,
+    const Tensor& q_positions, double scale) {
+  if (segments.size() == 1) {
+    torch::NoGradGuard no_grad;
+    return causalAttention(q, segments[0].first, segments[0].second, q_positions, scale);
+  }
+  torch::NoGradGuard no_grad;
+  const auto B = q.size(0), Hq = q.size(1), Tq = q.size(2), D = q.size(3);
+  const auto Hkv = segments.front().first.size(1), G = Hq / Hkv;
+  auto positions = q_positions.to(q.device(), torch::kInt64);
+  auto qg = q.reshape({B, Hkv, G * Tq, D});
+  // Scores against each segment, side by side: [B, Hkv, G*Tq, S_total]. A decode step has one
+  // query, so this is a row per head, cheap next to reading the keys.
+  std::vector<Tensor> parts;
+  std::int64_t offset = 0;
+  for (const auto& [k, v] : segments) {
+    auto s = torch::matmul(qg, k.transpose(-1, -2)).to(scoreType(q)).mul_(scale);
+    auto key_positions = torch::arange(offset, offset + k.size(2), positions.options());
+    auto hidden = (key_positions.unsqueeze(0) > positions.unsqueeze(1));  // [Tq, S_seg]
+    s = s.view({B, Hkv, G, Tq, k.size(2)}).masked_fill(hidden, -std::numeric_limits<float>::infinity());
+    parts.push_back(s);
+    offset += k.size(2);
+  }
+  auto scores = torch::cat(parts, -1);            // [B,Hkv,G,Tq,S]
+  auto lse = torch::logsumexp(scores, -1);        // [B,Hkv,G,Tq]
+  auto probs = (scores - lse.unsqueeze(-1)).exp_();
+  Tensor out;
+  offset = 0;
+  for (const auto& [k, v] : segments) {
+    auto p = probs.narrow(-1, offset, k.size(2)).reshape({B, Hkv, G * Tq, k.size(2)}).to(v.scalar_type());
+    auto o = torch::matmul(p, v);
+    out = out.defined() ? out + o : o;
+    offset += k.size(2);
+  }
+  return {out.view({B, Hq, Tq, out.size(-1)}), lse.view({B, Hq, Tq})};
+}
+
+}  // namespace studio::model

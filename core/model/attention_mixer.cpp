@@ -1,0 +1,112 @@
+#include "core/model/attention_mixer.h"
+
+#include <cmath>
+#include <unordered_set>
+
+#include "core/common/error.h"
+#include "core/model/attention_kernel.h"
+#include "core/model/kv_cache.h"
+
+namespace studio::model {
+
+using torch::Tensor;
+
+AttentionMixerImpl::AttentionMixerImpl(const ModelConfig& config,
+                                       std::shared_ptr<const Rotary> rotary,
+                                       const torch::TensorOptions& options)
+    : m_heads(config.num_attention_heads),
+      m_kv_heads(config.num_key_value_heads),
+      m_head_dim(config.head_dim),
+      m_scale(1.0 / std::sqrt(static_cast<double>(config.head_dim))),
+      m_rotary(std::move(rotary)) {
+  const auto hidden = config.hidden_size;
+  const bool bias = config.attention_bias;
+  q_proj = register_module("q_proj", Linear(hidden, m_heads * m_head_dim, bias, options));
+  k_proj = register_module("k_proj", Linear(hidden, m_kv_heads * m_head_dim, bias, options));
+  v_proj = register_module("v_proj", Linear(hidden, m_kv_heads * m_head_dim, bias, options));
+  o_proj = register_module("o_proj", Linear(m_heads * m_head_dim, hidden, false, options));
+  if (config.qk_norm) {
+    q_norm = register_module("q_norm", RMSNorm(m_head_dim, config.rms_norm_eps, options));
+    k_norm = register_module("k_norm", RMSNorm(m_head_dim, config.rms_norm_eps, options));
+  }
+}
+
+Tensor AttentionMixerImpl::queries(const Tensor& x, const Tensor& positions) {
+  const auto B = x.size(0), T = x.size(1);
+  auto q = q_proj->forward(x, q_weight_override).view({B, T, m_heads, m_head_dim});
+  if (q_norm) q = q_norm->forward(q);
+  return m_rotary->apply(q.transpose(1, 2), positions);  // [B, Hq, T, D]
+}
+
+Tensor AttentionMixerImpl::keysValues(const Tensor& x, const Tensor& positions, Tensor& v_out) {
+  const auto B = x.size(0), T = x.size(1);
+  auto k = k_proj->forward(x).view({B, T, m_kv_heads, m_head_dim});
+  if (k_norm) k = k_norm->forward(k);
+  v_out = v_proj->forward(x).view({B, T, m_kv_heads, m_head_dim}).transpose(1, 2);
+  return m_rotary->apply(k.transpose(1, 2), positions);  // [B, Hkv, T, D]
+}
+
+void AttentionMixerImpl::record(ForwardContext& context, int layer, const Tensor& q,
+                                const Tensor& lse) {
+  ForwardCapture* capture = context.capture;
+  if (!capture) return;
+  if (capture->layers.size() <= static_cast<std::size_t>(layer)) {
+    capture->layers.resize(static_cast<std::size_t>(layer) + 1);
+  }
+  LayerCapture& out = capture->layers[static_cast<std::size_t>(layer)];
+  if (capture->record_lse) out.lse_chunks.push_back(lse.detach());
+  if (capture->query_positions.empty()) return;
+  const std::unordered_set<std::int64_t> wanted(capture->query_positions.begin(),
+                                                capture->query_positions.end());
+  auto host = context.positions.to(torch::kCPU).contiguous();
+  const auto* pos = host.data_ptr<std::int64_t>();
+  std::vector<std::int64_t> indices;
+  for (std::int64_t i = 0; i < host.numel(); ++i) {
+    if (wanted.count(pos[i])) {
+      indices.push_back(i);
+      out.q_positions.push_back(pos[i]);
+    }
+  }
+  if (indices.empty()) return;
+  auto index = torch::tensor(indices, torch::kInt64).to(q.device());
+  out.q_chunks.push_back(q.detach().index_select(2, index));
+}
+
+Tensor AttentionMixerImpl::forward(const Tensor& x, int layer, ForwardContext& context) {
+  const auto B = x.size(0), T = x.size(1);
+  const Tensor& positions = context.positions;
+  Tensor q = queries(x, positions);  // [B, Hq, T, D]
+
+  std::vector<std::pair<Tensor, Tensor>> segments;
+  switch (context.mode) {
+    case AttentionMode::Full: {
+      Tensor v;
+      Tensor k = keysValues(x, positions, v);
+      segments.emplace_back(k, v);
+      break;
+    }
+    case AttentionMode::Extend: {
+      if (!context.cache) throwError(ErrorKind::Internal, "", "attention", "Extend needs a cache");
+      Tensor v;
+      Tensor k = keysValues(x, positions, v);
+      context.cache->append(layer, k, v);
+      segments = context.cache->segments(layer);
+      break;
+    }
+    case AttentionMode::Frozen: {
+      if (!context.cache) throwError(ErrorKind::Internal, "", "attention", "Frozen needs a cache");
+      segments = context.cache->segments(layer);
+      break;
+    }
+  }
+
+  AttentionOutput attention =
+      segments.size() == 1
+          ? causalAttention(q, segments[0].first, segments[0].second, positions, m_scale)
+          : causalAttentionSegments(q, segments, positions, m_scale);
+  record(context, layer, q, attention.lse);
+  auto merged = attention.out.transpose(1, 2).reshape({B, T, m_heads * m_head_dim});
+  return o_proj->forward(merged);
+}
+
+}  // namespace studio::model

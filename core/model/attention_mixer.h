@@ -1,0 +1,47 @@
+#pragma once
+// Grouped-query self-attention with rotary embeddings, optional q/k biases (Qwen2) and per-head
+// q/k RMSNorm before RoPE (Qwen3). Returns, through the capture, each query's log-sum-exp.
+
+#include <torch/torch.h>
+
+#include <memory>
+
+#include "core/model/layers_basic.h"
+#include "core/model/mixer.h"
+#include "core/model/model_config.h"
+#include "core/model/rotary.h"
+
+namespace studio::model {
+
+class AttentionMixerImpl : public MixerImpl {
+ public:
+  AttentionMixerImpl(const ModelConfig& config, std::shared_ptr<const Rotary> rotary,
+                     const torch::TensorOptions& options);
+
+  torch::Tensor forward(const torch::Tensor& x, int layer, ForwardContext& context) override;
+  const char* moduleName() const override { return "self_attn"; }
+
+  // Post-norm, post-RoPE queries of x at `positions` [T]: [B, Hq, T, D] (probes use it).
+  torch::Tensor queries(const torch::Tensor& x, const torch::Tensor& positions);
+
+  Linear q_proj{nullptr}, k_proj{nullptr}, v_proj{nullptr}, o_proj{nullptr};
+  RMSNorm q_norm{nullptr}, k_norm{nullptr};  // Qwen3 only
+  // When defined, used instead of q_proj.weight (qTTT's fp32 master copy, kept in the graph).
+  torch::Tensor q_weight_override;
+
+  std::int64_t numHeads() const { return m_heads; }
+  std::int64_t numKvHeads() const { return m_kv_heads; }
+  std::int64_t headDim() const { return m_head_dim; }
+
+ private:
+  torch::Tensor keysValues(const torch::Tensor& x, const torch::Tensor& positions,
+                           torch::Tensor& v_out);
+  void record(ForwardContext& context, int layer, const torch::Tensor& q,
+              const torch::Tensor& lse);
+
+  std::int64_t m_heads, m_kv_heads, m_head_dim;
+  double m_scale;
+  std::shared_ptr<const Rotary> m_rotary;
+};
+
+}  // namespace studio::model

@@ -1,0 +1,60 @@
+#pragma once
+// A decoder-only language model in Hugging Face's layout: named_parameters() gives exactly the
+// checkpoint's tensor names (model.embed_tokens.weight, model.layers.3.self_attn.q_proj.weight,
+// ..., lm_head.weight unless tied), so loading and saving are name-for-name copies.
+
+#include <torch/torch.h>
+
+#include <memory>
+#include <vector>
+
+#include "core/model/attention_mixer.h"
+#include "core/model/decoder_layer.h"
+#include "core/model/layers_basic.h"
+#include "core/model/mixer.h"
+#include "core/model/model_config.h"
+#include "core/model/rotary.h"
+
+namespace studio::model {
+
+class DecoderStackImpl : public torch::nn::Module {
+ public:
+  DecoderStackImpl(const ModelConfig& config, const torch::TensorOptions& options);
+
+  Embedding embed_tokens{nullptr};
+  torch::nn::ModuleList layers{nullptr};
+  RMSNorm norm{nullptr};
+};
+TORCH_MODULE(DecoderStack);
+
+class CausalLMImpl : public torch::nn::Module {
+ public:
+  CausalLMImpl(const ModelConfig& config, const torch::TensorOptions& options);
+
+  // ids: [B, T] int64 -> final hidden states [B, T, hidden] (after the final norm).
+  // context.positions, when undefined, is filled with the next positions of the cache (Extend)
+  // or 0..T−1 (Full).
+  torch::Tensor forward(const torch::Tensor& ids, ForwardContext& context);
+  // hidden: [..., hidden] -> logits [..., vocab]
+  torch::Tensor logits(const torch::Tensor& hidden) const;
+
+  const ModelConfig& config() const { return m_config; }
+  int numLayers() const { return static_cast<int>(m_config.num_hidden_layers); }
+  DecoderLayerImpl& layer(int index) const;
+  // nullptr when layer `index` is not an attention layer.
+  AttentionMixerImpl* attention(int index) const;
+  const Rotary& rotary() const { return *m_rotary; }
+  torch::Device device() const { return m_options.device(); }
+  torch::Dtype dtype() const { return torch::typeMetaToScalarType(m_options.dtype()); }
+
+  DecoderStack model{nullptr};
+  Linear lm_head{nullptr};  // null when the embeddings are tied
+
+ private:
+  ModelConfig m_config;
+  torch::TensorOptions m_options;
+  std::shared_ptr<const Rotary> m_rotary;
+};
+TORCH_MODULE(CausalLM);
+
+}  // namespace studio::model

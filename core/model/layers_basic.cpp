@@ -1,0 +1,39 @@
+#include "core/model/layers_basic.h"
+
+namespace studio::model {
+
+LinearImpl::LinearImpl(std::int64_t in_features, std::int64_t out_features, bool with_bias,
+                       const torch::TensorOptions& options) {
+  weight = register_parameter("weight", torch::empty({out_features, in_features}, options),
+                              /*requires_grad=*/false);
+  if (with_bias) {
+    bias = register_parameter("bias", torch::empty({out_features}, options), false);
+  }
+}
+
+torch::Tensor LinearImpl::forward(const torch::Tensor& x, const torch::Tensor& weight_override) const {
+  const torch::Tensor& w = weight_override.defined() ? weight_override : weight;
+  return bias.defined() ? torch::linear(x, w, bias) : torch::linear(x, w);
+}
+
+RMSNormImpl::RMSNormImpl(std::int64_t size, double eps_, const torch::TensorOptions& options)
+    : eps(eps_) {
+  weight = register_parameter("weight", torch::empty({size}, options), false);
+}
+
+torch::Tensor RMSNormImpl::forward(const torch::Tensor& x) const {
+  auto x32 = x.to(torch::kFloat32);
+  auto normed = x32 * torch::rsqrt(x32.pow(2).mean(-1, /*keepdim=*/true) + eps);
+  return weight * normed.to(x.scalar_type());
+}
+
+EmbeddingImpl::EmbeddingImpl(std::int64_t vocab, std::int64_t size,
+                             const torch::TensorOptions& options) {
+  weight = register_parameter("weight", torch::empty({vocab, size}, options), false);
+}
+
+torch::Tensor EmbeddingImpl::forward(const torch::Tensor& ids) const {
+  return torch::embedding(weight, ids);
+}
+
+}  // namespace studio::model

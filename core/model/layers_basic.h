@@ -1,0 +1,43 @@
+#pragma once
+// The small building blocks with Hugging Face parameter names ("weight", "bias"). Parameters are
+// allocated uninitialised: a model is filled from a checkpoint (or by an initialiser) right after.
+
+#include <torch/torch.h>
+
+namespace studio::model {
+
+class LinearImpl : public torch::nn::Module {
+ public:
+  LinearImpl(std::int64_t in_features, std::int64_t out_features, bool bias,
+             const torch::TensorOptions& options);
+  // x: [..., in] -> [..., out]. `weight_override` (same shape as weight) replaces the weight for
+  // this call: qTTT trains an fp32 master copy of W_Q and feeds it in here.
+  torch::Tensor forward(const torch::Tensor& x,
+                        const torch::Tensor& weight_override = torch::Tensor()) const;
+
+  torch::Tensor weight;  // [out, in]
+  torch::Tensor bias;    // [out] or undefined
+};
+TORCH_MODULE(Linear);
+
+class RMSNormImpl : public torch::nn::Module {
+ public:
+  RMSNormImpl(std::int64_t size, double eps, const torch::TensorOptions& options);
+  // Normalises over the last dimension in float32, as transformers does, then scales.
+  torch::Tensor forward(const torch::Tensor& x) const;
+
+  torch::Tensor weight;  // [size]
+  double eps;
+};
+TORCH_MODULE(RMSNorm);
+
+class EmbeddingImpl : public torch::nn::Module {
+ public:
+  EmbeddingImpl(std::int64_t vocab, std::int64_t size, const torch::TensorOptions& options);
+  torch::Tensor forward(const torch::Tensor& ids) const;  // [B, T] int64 -> [B, T, size]
+
+  torch::Tensor weight;  // [vocab, size]
+};
+TORCH_MODULE(Embedding);
+
+}  // namespace studio::model

@@ -1,0 +1,28 @@
+#pragma once
+// Rotary position embeddings in the rotate-half (NeoX) layout Qwen and Llama use, with the
+// rope_scaling variants of config.json: none, linear, llama3 and yarn.
+
+#include <torch/torch.h>
+
+#include "core/model/model_config.h"
+
+namespace studio::model {
+
+class Rotary {
+ public:
+  Rotary(const ModelConfig& config, torch::Device device);
+
+  // x: [B, heads, T, head_dim]; positions: [T] int64 absolute positions. Returns x rotated.
+  torch::Tensor apply(const torch::Tensor& x, const torch::Tensor& positions) const;
+
+  // Inverse frequencies after scaling: [head_dim / 2] float32 (exposed for tests).
+  const torch::Tensor& invFreq() const { return m_inv_freq; }
+  // Yarn's attention factor (1 otherwise): cos and sin are multiplied by it, as transformers does.
+  double attentionFactor() const { return m_attention_factor; }
+
+ private:
+  torch::Tensor m_inv_freq;  // [head_dim / 2] float32
+  double m_attention_factor = 1.0;
+};
+
+}  // namespace studio::model

@@ -1,0 +1,44 @@
+#pragma once
+// Choosing the next token: greedy, or temperature with top-k and top-p, seeded so that a run can
+// be repeated token for token.
+
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <random>
+
+namespace studio::model {
+
+struct SamplingParams {
+  double temperature = 0.0;  // 0: greedy (argmax)
+  double top_p = 1.0;        // keep the most likely tokens whose mass reaches top_p
+  std::int64_t top_k = 0;    // 0: no limit
+  std::uint64_t seed = 0;
+
+  bool greedy() const { return temperature <= 0.0; }
+  // The paper's decoding settings (qTTT App. 11; Qwen3's recommendations).
+  static SamplingParams nonThinking(std::uint64_t seed) { return {0.7, 0.8, 20, seed}; }
+  static SamplingParams thinking(std::uint64_t seed) { return {0.6, 0.95, 20, seed}; }
+};
+
+class Sampler {
+ public:
+  explicit Sampler(const SamplingParams& params);
+
+  // logits: [vocab] (any dtype or device). Applies temperature, then top-k, then top-p, as
+  // transformers' logits warpers do, and draws from what is left.
+  std::int64_t sample(const torch::Tensor& logits);
+
+  const SamplingParams& params() const { return m_params; }
+
+ private:
+  double uniform();  // [0, 1), the same on every platform
+
+  SamplingParams m_params;
+  std::mt19937_64 m_rng;
+};
+
+// log p(token) under the model (temperature 1): what sequence log-probabilities are made of.
+double tokenLogProb(const torch::Tensor& logits, std::int64_t token);
+
+}  // namespace studio::model

@@ -1,0 +1,16 @@
+#include "core/model/swiglu_mlp.h"
+
+namespace studio::model {
+
+SwiGluMlpImpl::SwiGluMlpImpl(std::int64_t hidden, std::int64_t intermediate,
+                             const torch::TensorOptions& options) {
+  gate_proj = register_module("gate_proj", Linear(hidden, intermediate, false, options));
+  up_proj = register_module("up_proj", Linear(hidden, intermediate, false, options));
+  down_proj = register_module("down_proj", Linear(intermediate, hidden, false, options));
+}
+
+torch::Tensor SwiGluMlpImpl::forward(const torch::Tensor& x) {
+  return down_proj->forward(torch::silu(gate_proj->forward(x)) * up_proj->forward(x));
+}
+
+}  // namespace studio::model

@@ -1,0 +1,267 @@
+#!/usr/bin/python3
+"""Writes the tiny reference checkpoints of tests/fixtures/models/ and their expected logits.
+
+An independent check of the engine's forward pass: this script writes safetensors files by hand
+(not with the studio's writer) and computes logits with a plain float64 NumPy transcription of
+Hugging Face transformers' Qwen3, Qwen2 and Llama modelling code (RMSNorm, rotate-half RoPE with
+the linear, llama3 and yarn scalings, GQA via repeat_kv, Qwen3's q/k norm, SwiGLU). The C++ tests
+load the folders through the engine and compare their logits with reference.json.
+
+Run with Debian's python3 and python3-numpy:  /usr/bin/python3 scripts/reference/make_reference_models.py
+"""
+
+import json
+import math
+import os
+import struct
+import sys
+
+import numpy as np
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+OUT = os.path.join(ROOT, "tests", "fixtures", "models")
+
+
+# --- safetensors, written by hand -------------------------------------------------------------
+
+def to_bf16_bytes(a):
+    """float32 -> bfloat16 with round-to-nearest-even, as torch does."""
+    bits = np.ascontiguousarray(a, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    rounding = ((bits >> 16) & 1) + 0x7FFF
+    return ((bits + rounding) >> 16).astype(np.uint16).tobytes()
+
+
+def from_bf16(a):
+    bits = np.ascontiguousarray(a, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    rounding = ((bits >> 16) & 1) + 0x7FFF
+    rounded = (((bits + rounding) >> 16) << 16).astype(np.uint32)
+    return rounded.view(np.float32)
+
+
+def write_safetensors(path, tensors, dtype):
+    header = {}
+    blobs = []
+    offset = 0
+    for name, array in tensors.items():
+        if dtype == "BF16":
+            data = to_bf16_bytes(array)
+        else:
+            data = np.ascontiguousarray(array, dtype="<f4").tobytes()
+        header[name] = {"dtype": dtype, "shape": list(array.shape),
+                        "data_offsets": [offset, offset + len(data)]}
+        blobs.append(data)
+        offset += len(data)
+    header["__metadata__"] = {"format": "pt"}
+    text = json.dumps(header, separators=(",", ":")).encode()
+    text += b" " * ((8 - len(text) % 8) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)))
+        f.write(text)
+        for blob in blobs:
+            f.write(blob)
+
+
+# --- the reference forward pass (float64) ------------------------------------------------------
+
+def rms_norm(x, w, eps):
+    var = np.mean(x * x, axis=-1, keepdims=True)
+    return w * (x / np.sqrt(var + eps))
+
+
+def inv_freq_of(cfg):
+    dim = cfg["head_dim"]
+    base = cfg["rope_theta"]
+    # transformers computes these in float32
+    inv = (1.0 / (np.float32(base) ** (np.arange(0, dim, 2, dtype=np.int64).astype(np.float32) / np.float32(dim)))).astype(np.float32)
+    scaling = cfg.get("rope_scaling")
+    attention_factor = 1.0
+    if scaling:
+        kind = scaling.get("rope_type", scaling.get("type"))
+        factor = scaling["factor"]
+        if kind == "linear":
+            inv = (inv / np.float32(factor)).astype(np.float32)
+        elif kind == "llama3":
+            low, high = scaling["low_freq_factor"], scaling["high_freq_factor"]
+            old = scaling["original_max_position_embeddings"]
+            low_wavelen = old / low
+            high_wavelen = old / high
+            wavelen = 2 * math.pi / inv
+            scaled = np.where(wavelen > low_wavelen, inv / factor, inv)
+            smooth = (old / wavelen - low) / (high - low)
+            smoothed = (1 - smooth) * scaled / factor + smooth * scaled
+            medium = ~(wavelen < high_wavelen) & ~(wavelen > low_wavelen)
+            inv = np.where(medium, smoothed, scaled).astype(np.float32)
+        elif kind == "yarn":
+            original = scaling.get("original_max_position_embeddings", cfg["max_position_embeddings"])
+            beta_fast = scaling.get("beta_fast", 32)
+            beta_slow = scaling.get("beta_slow", 1)
+
+            def correction_dim(rot):
+                return (dim * math.log(original / (rot * 2 * math.pi))) / (2 * math.log(base))
+
+            lo = max(math.floor(correction_dim(beta_fast)), 0)
+            hi = min(math.ceil(correction_dim(beta_slow)), dim - 1)
+            if lo == hi:
+                hi += 0.001
+            pos_freqs = np.float32(base) ** (np.arange(0, dim, 2).astype(np.float32) / np.float32(dim))
+            extrap = 1.0 / pos_freqs
+            interp = 1.0 / (factor * pos_freqs)
+            ramp = np.clip((np.arange(dim // 2, dtype=np.float32) - lo) / (hi - lo), 0, 1)
+            extrap_factor = 1 - ramp
+            inv = (interp * (1 - extrap_factor) + extrap * extrap_factor).astype(np.float32)
+            attention_factor = scaling.get("attention_factor") or (0.1 * math.log(factor) + 1.0)
+        else:
+            raise ValueError(kind)
+    return inv.astype(np.float64), attention_factor
+
+
+def rope(x, positions, inv, attention_factor):
+    # x: [heads, T, D]
+    freqs = positions[:, None].astype(np.float64) * inv[None, :]
+    emb = np.concatenate([freqs, freqs], axis=-1)
+    cos = np.cos(emb) * attention_factor
+    sin = np.sin(emb) * attention_factor
+    half = x.shape[-1] // 2
+    rotated = np.concatenate([-x[..., half:], x[..., :half]], axis=-1)
+    return x * cos + rotated * sin
+
+
+def forward(cfg, w, ids):
+    T = len(ids)
+    H = cfg["num_attention_heads"]
+    KV = cfg["num_key_value_heads"]
+    D = cfg["head_dim"]
+    eps = cfg["rms_norm_eps"]
+    qk_norm = cfg["model_type"] == "qwen3"
+    bias = cfg["model_type"] == "qwen2" or cfg.get("attention_bias", False)
+    inv, attention_factor = inv_freq_of(cfg)
+    positions = np.arange(T)
+    x = w["model.embed_tokens.weight"][ids]
+    for layer in range(cfg["num_hidden_layers"]):
+        p = f"model.layers.{layer}."
+        h = rms_norm(x, w[p + "input_layernorm.weight"], eps)
+        q = h @ w[p + "self_attn.q_proj.weight"].T
+        k = h @ w[p + "self_attn.k_proj.weight"].T
+        v = h @ w[p + "self_attn.v_proj.weight"].T
+        if bias:
+            q = q + w[p + "self_attn.q_proj.bias"]
+            k = k + w[p + "self_attn.k_proj.bias"]
+            v = v + w[p + "self_attn.v_proj.bias"]
+        q = q.reshape(T, H, D)
+        k = k.reshape(T, KV, D)
+        v = v.reshape(T, KV, D)
+        if qk_norm:
+            q = rms_norm(q, w[p + "self_attn.q_norm.weight"], eps)
+            k = rms_norm(k, w[p + "self_attn.k_norm.weight"], eps)
+        q = rope(q.transpose(1, 0, 2), positions, inv, attention_factor)
+        k = rope(k.transpose(1, 0, 2), positions, inv, attention_factor)
+        v = v.transpose(1, 0, 2)
+        groups = H // KV
+        k = np.repeat(k, groups, axis=0)  # repeat_kv
+        v = np.repeat(v, groups, axis=0)
+        scores = q @ k.transpose(0, 2, 1) / math.sqrt(D)
+        mask = np.triu(np.ones((T, T), dtype=bool), 1)
+        scores = np.where(mask[None], -np.inf, scores)
+        scores = scores - scores.max(-1, keepdims=True)
+        probs = np.exp(scores)
+        probs = probs / probs.sum(-1, keepdims=True)
+        attn = (probs @ v).transpose(1, 0, 2).reshape(T, H * D)
+        x = x + attn @ w[p + "self_attn.o_proj.weight"].T
+        h = rms_norm(x, w[p + "post_attention_layernorm.weight"], eps)
+        gate = h @ w[p + "mlp.gate_proj.weight"].T
+        up = h @ w[p + "mlp.up_proj.weight"].T
+        act = gate / (1 + np.exp(-gate))
+        x = x + (act * up) @ w[p + "mlp.down_proj.weight"].T
+    x = rms_norm(x, w["model.norm.weight"], eps)
+    head = w["model.embed_tokens.weight"] if cfg["tie_word_embeddings"] else w["lm_head.weight"]
+    return x @ head.T
+
+
+# --- the models --------------------------------------------------------------------------------
+
+def make_weights(cfg, rng):
+    V, Hd, I = cfg["vocab_size"], cfg["hidden_size"], cfg["intermediate_size"]
+    H, KV, D = cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["head_dim"]
+    bias = cfg["model_type"] == "qwen2" or cfg.get("attention_bias", False)
+    w = {"model.embed_tokens.weight": rng.normal(0, 0.5, (V, Hd))}
+    for layer in range(cfg["num_hidden_layers"]):
+        p = f"model.layers.{layer}."
+        w[p + "input_layernorm.weight"] = 1 + rng.normal(0, 0.1, Hd)
+        w[p + "post_attention_layernorm.weight"] = 1 + rng.normal(0, 0.1, Hd)
+        w[p + "self_attn.q_proj.weight"] = rng.normal(0, 0.3, (H * D, Hd))
+        w[p + "self_attn.k_proj.weight"] = rng.normal(0, 0.3, (KV * D, Hd))
+        w[p + "self_attn.v_proj.weight"] = rng.normal(0, 0.3, (KV * D, Hd))
+        w[p + "self_attn.o_proj.weight"] = rng.normal(0, 0.3, (Hd, H * D))
+        if bias:
+            w[p + "self_attn.q_proj.bias"] = rng.normal(0, 0.1, H * D)
+            w[p + "self_attn.k_proj.bias"] = rng.normal(0, 0.1, KV * D)
+            w[p + "self_attn.v_proj.bias"] = rng.normal(0, 0.1, KV * D)
+        if cfg["model_type"] == "qwen3":
+            w[p + "self_attn.q_norm.weight"] = 1 + rng.normal(0, 0.1, D)
+            w[p + "self_attn.k_norm.weight"] = 1 + rng.normal(0, 0.1, D)
+        w[p + "mlp.gate_proj.weight"] = rng.normal(0, 0.3, (I, Hd))
+        w[p + "mlp.up_proj.weight"] = rng.normal(0, 0.3, (I, Hd))
+        w[p + "mlp.down_proj.weight"] = rng.normal(0, 0.3, (Hd, I))
+    w["model.norm.weight"] = 1 + rng.normal(0, 0.1, Hd)
+    if not cfg["tie_word_embeddings"]:
+        w["lm_head.weight"] = rng.normal(0, 0.3, (V, Hd))
+    # The stored weights are float32: compute the reference from exactly those values.
+    return {k: v.astype(np.float32) for k, v in w.items()}
+
+
+BASE = {
+    "vocab_size": 97, "hidden_size": 32, "intermediate_size": 48, "num_hidden_layers": 2,
+    "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8,
+    "rms_norm_eps": 1e-6, "rope_theta": 10000.0, "max_position_embeddings": 256,
+    "hidden_act": "silu", "torch_dtype": "float32", "eos_token_id": 1, "bos_token_id": 0,
+}
+
+MODELS = {
+    # Qwen3: q/k norm, tied embeddings, head_dim·heads ≠ hidden, GQA, RoPE theta 1e6.
+    "qwen3-tiny": dict(BASE, model_type="qwen3", architectures=["Qwen3ForCausalLM"],
+                       head_dim=12, rope_theta=1000000.0, tie_word_embeddings=True,
+                       attention_bias=False),
+    # The same architecture stored in bfloat16.
+    "qwen3-tiny-bf16": dict(BASE, model_type="qwen3", architectures=["Qwen3ForCausalLM"],
+                            head_dim=12, rope_theta=1000000.0, tie_word_embeddings=True,
+                            attention_bias=False, torch_dtype="bfloat16"),
+    # Qwen2: q/k/v biases, separate lm_head, MHA-equivalent GQA of 1 group... use 2 groups.
+    "qwen2-tiny": dict(BASE, model_type="qwen2", architectures=["Qwen2ForCausalLM"],
+                       tie_word_embeddings=False),
+    # Llama 3 with llama3 rope scaling.
+    "llama3-tiny": dict(BASE, model_type="llama", architectures=["LlamaForCausalLM"],
+                        tie_word_embeddings=False, rope_theta=500000.0,
+                        rope_scaling={"rope_type": "llama3", "factor": 8.0,
+                                      "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                                      "original_max_position_embeddings": 64}),
+    "llama-linear-tiny": dict(BASE, model_type="llama", architectures=["LlamaForCausalLM"],
+                              tie_word_embeddings=True,
+                              rope_scaling={"type": "linear", "factor": 4.0}),
+    "qwen2-yarn-tiny": dict(BASE, model_type="qwen2", architectures=["Qwen2ForCausalLM"],
+                            tie_word_embeddings=True,
+                            rope_scaling={"type": "yarn", "factor": 4.0,
+                                          "original_max_position_embeddings": 64}),
+}
+
+
+def main():
+    rng = np.random.default_rng(20261122)
+    ids = [int(i) for i in rng.integers(0, BASE["vocab_size"], 40)]
+    for name, cfg in MODELS.items():
+        folder = os.path.join(OUT, name)
+        os.makedirs(folder, exist_ok=True)
+        w = make_weights(cfg, rng)
+        dtype = "BF16" if cfg["torch_dtype"] == "bfloat16" else "F32"
+        write_safetensors(os.path.join(folder, "model.safetensors"), w, dtype)
+        with open(os.path.join(folder, "config.json"), "w") as f:
+            json.dump(cfg, f, indent=2)
+        used = {k: (from_bf16(v) if dtype == "BF16" else v).astype(np.float64) for k, v in w.items()}
+        logits = forward(cfg, used, ids)
+        reference = {"ids": ids, "logits": [[float(x) for x in row] for row in logits]}
+        with open(os.path.join(folder, "reference.json"), "w") as f:
+            json.dump(reference, f)
+        print(name, "logits", logits.shape, "max |logit|", float(np.abs(logits).max()))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
