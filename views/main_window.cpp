@@ -1,11 +1,398 @@
 #include "views/main_window.h"
 
-#include <imgui.h>
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDir>
+#include <QDockWidget>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QScreen>
+#include <QSettings>
+#include <QStatusBar>
+#include <QToolButton>
+
+#include <algorithm>
+
+#include "core/common/versions.h"
+#include "views/about_box.h"
+#include "views/diagnostics_panel.h"
+#include "views/document_loader.h"
+#include "views/document_panel.h"
+#include "views/document_view.h"
+#include "views/runs_panel.h"
 
 namespace studio::views {
 
-MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
-  setWindowTitle(QStringLiteral("TTT Studio %1").arg(QString::fromUtf8(ImGui::GetVersion())));
+namespace {
+
+const char* kGeometryKey = "mainWindow/geometry";
+const char* kStateKey = "mainWindow/state";
+
+QDockWidget* makeDock(const QString& title, const QString& name, QWidget* content,
+                      QWidget* parent) {
+  auto* dock = new QDockWidget(title, parent);
+  dock->setObjectName(name);  // saveState() identifies docks by object name
+  dock->setWidget(content);
+  dock->setFeatures(QDockWidget::DockWidgetClosable | QDockWidget::DockWidgetMovable |
+                    QDockWidget::DockWidgetFloatable);
+  return dock;
+}
+
+}  // namespace
+
+MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
+    : QMainWindow(parent), m_options(options) {
+  setObjectName(QStringLiteral("mainWindow"));
+  setWindowTitle(tr("TTT Studio"));
+  setDockNestingEnabled(true);
+  setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowNestedDocks |
+                 QMainWindow::AllowTabbedDocks);
+
+  const VersionInfo info = versionInfo();
+  m_device = info.cuda_available ? QStringLiteral("cuda") : QStringLiteral("cpu");
+
+  m_loader = new DocumentLoader(this);
+  connect(m_loader, &DocumentLoader::loaded, this, &MainWindow::onLoaded);
+  connect(m_loader, &DocumentLoader::failed, this, &MainWindow::onFailed);
+  connect(m_loader, &DocumentLoader::progress, this, [this](quint64, double fraction) {
+    m_progress->setRange(0, 1000);
+    m_progress->setValue(static_cast<int>(fraction * 1000));
+  });
+
+  buildDocks();
+  buildMenus();
+  buildStatusBar();
+
+  if (m_options.restore_layout) {
+    QSettings settings;
+    m_recent.load(settings);
+  }
+  // Most of the screen, at most 1600 × 1000, until a saved geometry says otherwise.
+  const QScreen* screen = QGuiApplication::primaryScreen();
+  const QSize available = screen ? screen->availableSize() : QSize(1600, 1000);
+  resize(std::min(1600, available.width() * 9 / 10), std::min(1000, available.height() * 9 / 10));
+  resetLayout();
+  if (m_options.restore_layout) restoreLayout();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildDocks() {
+  m_document_panel = new DocumentPanel(this);
+  m_runs_panel = new RunsPanel(this);
+  QWidget* diagnostics = nullptr;
+  if (ImGuiWidget::openGlAvailable()) {
+    m_diagnostics_panel = new DiagnosticsPanel(this);
+    diagnostics = m_diagnostics_panel;
+  } else {
+    m_detached_diagnostics = std::make_unique<DiagnosticsPanel>();
+    m_diagnostics_panel = m_detached_diagnostics.get();
+    auto* label = new QLabel(tr("The diagnostics panel draws with OpenGL, and no OpenGL context "
+                                "can be created here (Qt platform \"%1\").")
+                                 .arg(QGuiApplication::platformName()),
+                             this);
+    label->setWordWrap(true);
+    label->setAlignment(Qt::AlignCenter);
+    label->setMargin(16);
+    diagnostics = label;
+  }
+  m_document_dock =
+      makeDock(tr("Document"), QStringLiteral("documentDock"), m_document_panel, this);
+  m_runs_dock = makeDock(tr("Runs"), QStringLiteral("runsDock"), m_runs_panel, this);
+  m_diagnostics_dock =
+      makeDock(tr("Diagnostics"), QStringLiteral("diagnosticsDock"), diagnostics, this);
+  connect(m_runs_panel, &RunsPanel::openModelRequested, this, &MainWindow::chooseModel);
+}
+
+void MainWindow::resetLayout() {
+  // No central widget: the document is a dock like the others, so any panel can take any place.
+  for (QDockWidget* dock : {m_document_dock, m_runs_dock, m_diagnostics_dock}) {
+    dock->setFloating(false);
+    removeDockWidget(dock);
+  }
+  addDockWidget(Qt::LeftDockWidgetArea, m_document_dock);
+  addDockWidget(Qt::RightDockWidgetArea, m_runs_dock);
+  splitDockWidget(m_runs_dock, m_diagnostics_dock, Qt::Vertical);
+  for (QDockWidget* dock : {m_document_dock, m_runs_dock, m_diagnostics_dock}) dock->show();
+
+  const QSize size = this->size();
+  resizeDocks({m_document_dock, m_runs_dock}, {size.width() * 55 / 100, size.width() * 45 / 100},
+              Qt::Horizontal);
+  resizeDocks({m_runs_dock, m_diagnostics_dock},
+              {size.height() * 35 / 100, size.height() * 65 / 100}, Qt::Vertical);
+}
+
+void MainWindow::restoreLayout() {
+  QSettings settings;
+  const QByteArray geometry = settings.value(QLatin1String(kGeometryKey)).toByteArray();
+  if (!geometry.isEmpty()) restoreGeometry(geometry);
+  const QByteArray state = settings.value(QLatin1String(kStateKey)).toByteArray();
+  if (!state.isEmpty() && !restoreState(state, kLayoutVersion)) resetLayout();
+}
+
+void MainWindow::saveLayout() {
+  QSettings settings;
+  settings.setValue(QLatin1String(kGeometryKey), saveGeometry());
+  settings.setValue(QLatin1String(kStateKey), saveState(kLayoutVersion));
+  m_recent.save(settings);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  m_loader->cancel();
+  if (m_options.save_layout) saveLayout();
+  QMainWindow::closeEvent(event);
+}
+
+void MainWindow::buildMenus() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  QAction* open_document =
+      file->addAction(tr("Open &document…"), this, &MainWindow::chooseDocument);
+  open_document->setShortcut(QKeySequence::Open);
+  QAction* open_folder =
+      file->addAction(tr("Open &folder as code repository…"), this, &MainWindow::chooseRepository);
+  open_folder->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+  file->addAction(tr("Open &session…"), this, &MainWindow::chooseSession);
+  file->addAction(tr("Open &model folder…"), this, &MainWindow::chooseModel);
+  m_recent_menu = file->addMenu(tr("&Recent files"));
+  connect(m_recent_menu, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
+  file->addSeparator();
+  QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+  quit->setShortcut(QKeySequence::Quit);
+
+  QMenu* view = menuBar()->addMenu(tr("&View"));
+  for (QDockWidget* dock : {m_document_dock, m_runs_dock, m_diagnostics_dock}) {
+    view->addAction(dock->toggleViewAction());
+  }
+  view->addSeparator();
+  view->addAction(tr("&Reset layout"), this, &MainWindow::resetLayout);
+
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(tr("&About TTT Studio"), this, [this] { showAboutBox(this); });
+  help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+}
+
+void MainWindow::buildStatusBar() {
+  m_loading_label = new QLabel(this);
+  m_progress = new QProgressBar(this);
+  m_progress->setMaximumWidth(180);
+  m_progress->setTextVisible(true);
+  m_cancel = new QToolButton(this);
+  m_cancel->setText(tr("Cancel"));
+  m_cancel->setAutoRaise(true);
+  connect(m_cancel, &QToolButton::clicked, this, [this] {
+    m_loader->cancel();
+    for (QWidget* w : {static_cast<QWidget*>(m_loading_label), static_cast<QWidget*>(m_progress),
+                       static_cast<QWidget*>(m_cancel)}) {
+      w->hide();
+    }
+    statusBar()->showMessage(tr("Loading cancelled"), 4000);
+  });
+  m_session_label = new QLabel(this);
+  m_device_label = new QLabel(this);
+  m_model_label = new QLabel(this);
+  statusBar()->addPermanentWidget(m_loading_label);
+  statusBar()->addPermanentWidget(m_progress);
+  statusBar()->addPermanentWidget(m_cancel);
+  statusBar()->addPermanentWidget(m_session_label);
+  statusBar()->addPermanentWidget(m_device_label);
+  statusBar()->addPermanentWidget(m_model_label);
+  m_loading_label->hide();
+  m_progress->hide();
+  m_cancel->hide();
+  m_session_label->hide();
+  m_device_label->setText(deviceText());
+  m_device_label->setToolTip(tr("Where runs execute"));
+  m_model_label->setText(modelText());
+}
+
+QString MainWindow::deviceText() const {
+  return tr("device: %1").arg(m_device);
+}
+
+QString MainWindow::modelText() const {
+  return tr("model: %1")
+      .arg(m_model_path.isEmpty() ? tr("none")
+                                  : QFileInfo(QDir::cleanPath(m_model_path)).fileName());
+}
+
+void MainWindow::openDocument(const QString& path) {
+  startLoad(path, false);
+}
+
+void MainWindow::openRepository(const QString& folder) {
+  startLoad(folder, true);
+}
+
+void MainWindow::openPath(const QString& path) {
+  startLoad(path, QFileInfo(path).isDir());
+}
+
+bool MainWindow::isLoading() const {
+  return m_loader->busy();
+}
+
+void MainWindow::startLoad(const QString& path, bool repository) {
+  m_loading_path = path;
+  m_loading_repository = repository;
+  m_loader->load(
+      path, repository ? DocumentLoader::Source::Repository : DocumentLoader::Source::TextFile);
+  m_loading_label->setText(tr("Loading %1…").arg(QFileInfo(path).fileName()));
+  m_progress->setRange(0, 0);  // busy until the first progress report
+  m_loading_label->show();
+  m_progress->show();
+  m_cancel->show();
+}
+
+void MainWindow::onLoaded(quint64, std::shared_ptr<const document::Document> document) {
+  m_loading_label->hide();
+  m_progress->hide();
+  m_cancel->hide();
+  m_document = document;
+  m_document_panel->setDocument(document);
+  m_diagnostics_panel->setDocument(document);
+  const QString path = m_loading_path;
+  setWindowTitle(tr("%1 — TTT Studio").arg(QFileInfo(path).fileName()));
+  m_recent.add({m_loading_repository ? RecentEntry::Kind::Repository : RecentEntry::Kind::Document,
+                QFileInfo(path).absoluteFilePath()});
+  statusBar()->showMessage(tr("Opened %1").arg(m_document_panel->summary()), 8000);
+  emit documentLoaded(path);
+}
+
+void MainWindow::onFailed(quint64, const QString& message) {
+  m_loading_label->hide();
+  m_progress->hide();
+  m_cancel->hide();
+  showError(tr("Cannot open"), message);
+  emit documentFailed(message);
+}
+
+void MainWindow::showError(const QString& title, const QString& message) {
+  statusBar()->showMessage(message, 15000);
+  if (!m_options.error_dialogs) return;
+  auto* box = new QMessageBox(QMessageBox::Warning, title, message, QMessageBox::Ok, this);
+  box->setAttribute(Qt::WA_DeleteOnClose);
+  box->open();
+}
+
+bool MainWindow::openSession(const QString& path) {
+  QFile file(path);
+  if (!file.open(QIODevice::ReadOnly)) {
+    showError(tr("Cannot open session"), tr("%1: %2").arg(path, file.errorString()));
+    return false;
+  }
+  // Every SQLite 3 database starts with this 16-byte header.
+  if (file.read(16) != QByteArray("SQLite format 3\0", 16)) {
+    showError(tr("Cannot open session"),
+              tr("%1: is not a studio session (not an SQLite database)").arg(path));
+    return false;
+  }
+  m_session_path = QFileInfo(path).absoluteFilePath();
+  m_session_label->setText(tr("session: %1").arg(QFileInfo(path).fileName()));
+  m_session_label->setToolTip(m_session_path);
+  m_session_label->show();
+  m_recent.add({RecentEntry::Kind::Session, m_session_path});
+  emit sessionOpened(m_session_path);
+  return true;
+}
+
+bool MainWindow::setModelPath(const QString& path) {
+  if (!path.isEmpty() && !QFileInfo(path).isDir()) {
+    showError(tr("Cannot open model"),
+              tr("%1: no such folder (a model is a folder with config.json)").arg(path));
+    return false;
+  }
+  m_model_path = path.isEmpty() ? QString() : QFileInfo(path).absoluteFilePath();
+  m_model_label->setText(modelText());
+  m_model_label->setToolTip(m_model_path);
+  m_runs_panel->setModelPath(m_model_path);
+  if (!m_model_path.isEmpty()) m_recent.add({RecentEntry::Kind::Model, m_model_path});
+  emit modelChanged(m_model_path);
+  return true;
+}
+
+void MainWindow::rebuildRecentMenu() {
+  m_recent_menu->clear();
+  if (m_recent.entries().isEmpty()) {
+    m_recent_menu->addAction(tr("(none)"))->setEnabled(false);
+    return;
+  }
+  for (const RecentEntry& entry : m_recent.entries()) {
+    QString kind;
+    switch (entry.kind) {
+      case RecentEntry::Kind::Document:
+        kind = tr("document");
+        break;
+      case RecentEntry::Kind::Repository:
+        kind = tr("repository");
+        break;
+      case RecentEntry::Kind::Session:
+        kind = tr("session");
+        break;
+      case RecentEntry::Kind::Model:
+        kind = tr("model");
+        break;
+    }
+    QAction* action =
+        m_recent_menu->addAction(tr("%1  (%2)").arg(QDir::toNativeSeparators(entry.path), kind),
+                                 this, [this, entry] { openRecent(entry); });
+    action->setToolTip(entry.path);
+  }
+  m_recent_menu->addSeparator();
+  m_recent_menu->addAction(tr("Clear recent files"), this, [this] { m_recent.clear(); });
+}
+
+void MainWindow::openRecent(const RecentEntry& entry) {
+  if (!QFileInfo::exists(entry.path)) {
+    m_recent.remove(entry);
+    showError(tr("Cannot open"), tr("%1: no longer exists").arg(entry.path));
+    return;
+  }
+  switch (entry.kind) {
+    case RecentEntry::Kind::Document:
+      openDocument(entry.path);
+      break;
+    case RecentEntry::Kind::Repository:
+      openRepository(entry.path);
+      break;
+    case RecentEntry::Kind::Session:
+      openSession(entry.path);
+      break;
+    case RecentEntry::Kind::Model:
+      setModelPath(entry.path);
+      break;
+  }
+}
+
+void MainWindow::chooseDocument() {
+  const QString path = QFileDialog::getOpenFileName(
+      this, tr("Open document"), QString(),
+      tr("Text files (*.txt *.md *.log *.json *.jsonl *.py *.cpp *.h);;All files (*)"));
+  if (!path.isEmpty()) openDocument(path);
+}
+
+void MainWindow::chooseRepository() {
+  const QString folder =
+      QFileDialog::getExistingDirectory(this, tr("Open folder as code repository"));
+  if (!folder.isEmpty()) openRepository(folder);
+}
+
+void MainWindow::chooseSession() {
+  const QString path =
+      QFileDialog::getOpenFileName(this, tr("Open session"), QString(),
+                                   tr("Studio sessions (*.sqlite *.db *.studio);;All files (*)"));
+  if (!path.isEmpty()) openSession(path);
+}
+
+void MainWindow::chooseModel() {
+  const QString folder = QFileDialog::getExistingDirectory(this, tr("Open model folder"));
+  if (!folder.isEmpty()) setModelPath(folder);
 }
 
 }  // namespace studio::views

@@ -1,16 +1,83 @@
 // studio: the desktop studio.
+//   studio [--open PATH] [--model DIR] [--screenshot FILE]
 
 #include <QApplication>
+#include <QCommandLineParser>
+#include <QFileInfo>
+#include <QIcon>
+#include <QTimer>
 
+#include <cstdio>
+#include <memory>
+
+#include "app/studio/screenshot_runner.h"
 #include "core/common/runtime.h"
 #include "plugins/builtin_plugins.h"
+#include "studio/build_info.h"
 #include "views/main_window.h"
 
 int main(int argc, char** argv) {
   QApplication application(argc, argv);
+  Q_INIT_RESOURCE(studio_views);  // the views library is static: its resources need a nudge
+  QApplication::setOrganizationName(QStringLiteral("ttt-studio"));
+  QApplication::setApplicationName(QStringLiteral("studio"));
+  QApplication::setApplicationDisplayName(QStringLiteral("TTT Studio"));
+  QApplication::setApplicationVersion(QStringLiteral(STUDIO_VERSION_STRING));
+  QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/studio.svg")));
+
+  QCommandLineParser parser;
+  parser.setApplicationDescription(QStringLiteral(
+      "TTT Studio: long-context analysis and test-time training of language models."));
+  parser.addHelpOption();
+  parser.addVersionOption();
+  const QCommandLineOption open_option(
+      QStringLiteral("open"),
+      QStringLiteral("Open PATH: a text file, or a folder as a code repository."),
+      QStringLiteral("PATH"));
+  const QCommandLineOption model_option(QStringLiteral("model"),
+                                        QStringLiteral("Use the model in folder DIR."),
+                                        QStringLiteral("DIR"));
+  const QCommandLineOption screenshot_option(
+      QStringLiteral("screenshot"),
+      QStringLiteral(
+          "Save a PNG of the window to FILE once it is drawn (and PATH loaded), then exit."),
+      QStringLiteral("FILE"));
+  parser.addOption(open_option);
+  parser.addOption(model_option);
+  parser.addOption(screenshot_option);
+  parser.process(application);
+
   studio::initTorchRuntime();
   studio::plugins::registerBuiltinPlugins();
-  studio::views::MainWindow window;
+
+  const bool screenshot = parser.isSet(screenshot_option);
+  studio::views::MainWindowOptions options;
+  if (screenshot) {
+    // A screenshot shows the default layout and leaves the person's saved layout alone.
+    options.restore_layout = false;
+    options.save_layout = false;
+    options.error_dialogs = false;
+  }
+  studio::views::MainWindow window(options);
+
+  const QString open_path = parser.value(open_option);
+  if (!open_path.isEmpty() && !QFileInfo::exists(open_path)) {
+    std::fprintf(stderr, "studio: %s: no such file or folder\n", qPrintable(open_path));
+    if (screenshot) return 1;
+  }
+  if (parser.isSet(model_option) && !window.setModelPath(parser.value(model_option))) {
+    std::fprintf(stderr, "studio: %s: no such folder\n", qPrintable(parser.value(model_option)));
+    if (screenshot) return 1;
+  }
+
+  std::unique_ptr<studio::app::ScreenshotRunner> runner;
+  const bool opening = !open_path.isEmpty() && QFileInfo::exists(open_path);
+  if (screenshot) {
+    runner = std::make_unique<studio::app::ScreenshotRunner>(
+        &window, parser.value(screenshot_option), opening);
+  }
   window.show();
+  if (opening) window.openPath(open_path);
+  if (runner) runner->start();
   return application.exec();
 }

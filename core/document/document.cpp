@@ -42,7 +42,8 @@ Span Document::lineSpan(std::size_t index) const {
   const std::uint64_t start = m_line_starts[index];
   const bool last = index + 1 == m_line_starts.size();
   // Every line but the last ends in '\n' (the next line starts after it); the last may or may not.
-  std::uint64_t end = last ? static_cast<std::uint64_t>(m_text.size()) : m_line_starts[index + 1] - 1;
+  std::uint64_t end =
+      last ? static_cast<std::uint64_t>(m_text.size()) : m_line_starts[index + 1] - 1;
   if (last && end > start && m_text[end - 1] == '\n') --end;
   if (end > start && m_text[end - 1] == '\r') --end;
   return Span{static_cast<std::int64_t>(start), static_cast<std::int64_t>(end)};

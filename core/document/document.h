@@ -18,19 +18,19 @@ const char* documentKindName(DocumentKind kind);
 
 // What loading did to the input, so a person can see what the text does not contain.
 struct DocumentStats {
-  std::size_t files_included = 0;          // 1 for a text file
-  std::size_t binary_files_skipped = 0;    // repository: NUL bytes or mostly invalid UTF-8
-  std::size_t ignored_files_skipped = 0;   // repository: .gitignore, hidden, symlinks
+  std::size_t files_included = 0;           // 1 for a text file
+  std::size_t binary_files_skipped = 0;     // repository: NUL bytes or mostly invalid UTF-8
+  std::size_t ignored_files_skipped = 0;    // repository: .gitignore, hidden, symlinks
   std::size_t ignored_folders_skipped = 0;  // repository: .git/, build*/, ... (not descended)
-  std::size_t large_files_skipped = 0;     // repository: over the per-file limit
-  std::size_t invalid_utf8_replaced = 0;   // sequences replaced by U+FFFD
+  std::size_t large_files_skipped = 0;      // repository: over the per-file limit
+  std::size_t invalid_utf8_replaced = 0;    // sequences replaced by U+FFFD
 };
 
 // One file of a repository document: its header line and the document lines of its content.
 struct RepositoryFile {
-  std::string path;              // relative to the folder, '/' separated
-  std::size_t header_line = 0;   // document line index (from 0) of "=== path ==="
-  std::size_t line_count = 0;    // lines of the file; they follow the header directly
+  std::string path;             // relative to the folder, '/' separated
+  std::size_t header_line = 0;  // document line index (from 0) of "=== path ==="
+  std::size_t line_count = 0;   // lines of the file; they follow the header directly
   std::uint64_t source_bytes = 0;
 };
 

@@ -50,7 +50,7 @@ bool matchFrom(std::string_view pattern, std::size_t p, std::string_view text, s
         if (after == pattern.size()) return true;  // "**" or "dir/**": everything below
         if (pattern[after] == '/') {
           // "**/": zero or more whole folders.
-          for (std::size_t k = t;; ) {
+          for (std::size_t k = t;;) {
             if (matchFrom(pattern, after + 1, text, k)) return true;
             const std::size_t slash = text.find('/', k);
             if (slash == std::string_view::npos) return false;
@@ -147,7 +147,8 @@ bool GitIgnore::ignored(std::string_view path, bool is_folder) const {
   bool result = false;
   for (const Rule& rule : m_rules) {
     if (rule.folder_only && !is_folder) continue;
-    const bool matched = rule.anchored ? globMatch(rule.pattern, path) : globMatch(rule.pattern, name);
+    const bool matched =
+        rule.anchored ? globMatch(rule.pattern, path) : globMatch(rule.pattern, name);
     if (matched) result = !rule.negate;
   }
   return result;

@@ -45,8 +45,8 @@ std::optional<std::string> parseRepositoryHeader(std::string_view line) {
   if (line.size() < kHeaderOpen.size() + kHeaderClose.size() + 1) return std::nullopt;
   if (line.substr(0, kHeaderOpen.size()) != kHeaderOpen) return std::nullopt;
   if (line.substr(line.size() - kHeaderClose.size()) != kHeaderClose) return std::nullopt;
-  return std::string(line.substr(kHeaderOpen.size(),
-                                 line.size() - kHeaderOpen.size() - kHeaderClose.size()));
+  return std::string(
+      line.substr(kHeaderOpen.size(), line.size() - kHeaderOpen.size() - kHeaderClose.size()));
 }
 
 std::optional<std::size_t> parseNumberedLine(std::string_view line, std::string_view* text) {

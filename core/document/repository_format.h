@@ -33,6 +33,7 @@ std::size_t appendRepositoryFile(std::string& out, std::string_view path, std::s
 std::optional<std::string> parseRepositoryHeader(std::string_view line);
 
 // The line number of an "L<n>: " line, or nothing; `text` (optional) receives the rest.
-std::optional<std::size_t> parseNumberedLine(std::string_view line, std::string_view* text = nullptr);
+std::optional<std::size_t> parseNumberedLine(std::string_view line,
+                                             std::string_view* text = nullptr);
 
 }  // namespace studio::document

@@ -136,7 +136,8 @@ Document loadRepository(const std::string& folder, const RepositoryOptions& opti
   const fs::file_status status = fs::status(folder, ec);
   if (ec || !fs::exists(status)) throwError(ErrorKind::Io, folder, "", "no such folder");
   if (!fs::is_directory(status)) {
-    throwError(ErrorKind::Io, folder, "", "is a file, not a folder (open it as a document instead)");
+    throwError(ErrorKind::Io, folder, "",
+               "is a file, not a folder (open it as a document instead)");
   }
 
   Walk walk{options, folder, {}, {}, {}};

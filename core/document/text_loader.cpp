@@ -62,8 +62,8 @@ Document loadTextFile(const std::string& path, const TextLoadOptions& options) {
                  "grew past the limit of " + std::to_string(options.max_bytes) +
                      " bytes while being read");
     }
-    if (options.progress && !options.progress(bytes.size(), std::max<std::uint64_t>(
-                                                                 expected, bytes.size()))) {
+    if (options.progress &&
+        !options.progress(bytes.size(), std::max<std::uint64_t>(expected, bytes.size()))) {
       throwError(ErrorKind::Cancelled, path, "", "loading was cancelled");
     }
     if (got < kChunkBytes) {

@@ -15,7 +15,7 @@ TEST_CASE("a document indexes its lines", "[document]") {
   CHECK(doc.lineSpan(1) == Span{6, 17});
   CHECK(doc.maxLineBytes() == 12);  // "second line\r"
   CHECK(doc.lineOfByte(0) == 0);
-  CHECK(doc.lineOfByte(5) == 0);   // the '\n' of the first line
+  CHECK(doc.lineOfByte(5) == 0);  // the '\n' of the first line
   CHECK(doc.lineOfByte(6) == 1);
   CHECK(doc.lineOfByte(19) == 2);
   CHECK(doc.lineOfByte(1000) == 3);

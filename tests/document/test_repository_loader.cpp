@@ -96,8 +96,8 @@ TEST_CASE("the root .gitignore decides which files are read", "[document]") {
   const Document doc = loadRepository(temp.path().string());
   std::vector<std::string> paths;
   for (const RepositoryFile& file : doc.files()) paths.push_back(file.path);
-  CHECK(paths == std::vector<std::string>{".gitignore", "data/keep.csv", "data/nested/b.csv",
-                                          "train.py"});
+  CHECK(paths ==
+        std::vector<std::string>{".gitignore", "data/keep.csv", "data/nested/b.csv", "train.py"});
   CHECK(doc.stats().ignored_files_skipped == 3);    // two .ckpt, data/a.csv
   CHECK(doc.stats().ignored_folders_skipped == 1);  // logs/
 

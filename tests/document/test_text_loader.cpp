@@ -24,7 +24,9 @@ TEST_CASE("a UTF-8 text file loads as it is", "[document]") {
   CHECK(doc.kind() == DocumentKind::Text);
   CHECK(doc.sourcePath() == kFixtures + "utf8.txt");
   REQUIRE(doc.lineCount() == 3);
-  CHECK(doc.line(0) == "Gr\xC3\xBC\xC3\x9F" "e, \xE4\xB8\x96\xE7\x95\x8C!");
+  CHECK(doc.line(0) ==
+        "Gr\xC3\xBC\xC3\x9F"
+        "e, \xE4\xB8\x96\xE7\x95\x8C!");
   CHECK(doc.line(2) == "\tindented third line");
   CHECK(doc.stats().files_included == 1);
   CHECK(doc.stats().invalid_utf8_replaced == 0);
@@ -95,8 +97,8 @@ TEST_CASE("a 50 MB generated file loads whole, with its lines indexed", "[docume
   const Document doc = loadTextFile(path, options);
   CHECK(doc.sizeBytes() == bytes.size());
   CHECK(doc.lineCount() == lines);
-  CHECK(doc.line(lines - 1) == "[TX" + std::to_string(lines - 1) +
-                                    "]: Transfer $107: A=4000 -> 3893, B=4200 -> 4307");
+  CHECK(doc.line(lines - 1) ==
+        "[TX" + std::to_string(lines - 1) + "]: Transfer $107: A=4000 -> 3893, B=4200 -> 4307");
   CHECK(last_done == bytes.size());
   CHECK(reports > 5);  // read in chunks, so a UI can show progress
 }

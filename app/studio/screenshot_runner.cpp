@@ -1,0 +1,94 @@
+#include "app/studio/screenshot_runner.h"
+
+#include <QCoreApplication>
+#include <QImageWriter>
+#include <QWindow>
+
+#include <cstdio>
+
+#include "views/diagnostics_panel.h"
+#include "views/main_window.h"
+#include "views/window_grab.h"
+
+namespace studio::app {
+
+namespace {
+
+constexpr int kTimeoutMs = 120000;
+constexpr int kPollMs = 50;
+// Frames the ImGui panel draws after everything is ready, so hover and layout have settled.
+constexpr quint64 kSettleFrames = 2;
+
+}  // namespace
+
+ScreenshotRunner::ScreenshotRunner(views::MainWindow* window, QString output,
+                                   bool waiting_for_document, QObject* parent)
+    : QObject(parent),
+      m_window(window),
+      m_output(std::move(output)),
+      m_waiting_for_document(waiting_for_document) {
+  connect(window, &views::MainWindow::documentLoaded, this,
+          [this] { m_waiting_for_document = false; });
+  connect(window, &views::MainWindow::documentFailed, this,
+          [this](const QString& message) { fail(message, 1); });
+  m_poll.setInterval(kPollMs);
+  connect(&m_poll, &QTimer::timeout, this, &ScreenshotRunner::poll);
+}
+
+void ScreenshotRunner::start() {
+  m_clock.start();
+  m_poll.start();
+}
+
+void ScreenshotRunner::poll() {
+  if (m_clock.elapsed() > kTimeoutMs) {
+    fail(QStringLiteral("the window was not ready within %1 s").arg(kTimeoutMs / 1000), 3);
+    return;
+  }
+  const QWindow* handle = m_window->windowHandle();
+  if (m_waiting_for_document || !handle || !handle->isExposed()) return;
+  views::DiagnosticsPanel* panel = m_window->diagnosticsPanel();
+  if (!m_ready) {
+    m_ready = true;
+    m_frames_at_ready = panel->frameCount();
+    panel->requestFrame();
+    return;
+  }
+  // Without an OpenGL context the panel never draws; the picture is still taken, with a warning.
+  if (!panel->glReady()) {
+    if (m_clock.elapsed() < 3000) return;
+    std::fprintf(stderr,
+                 "studio: warning: the ImGui panel has no OpenGL context (%s); it is blank "
+                 "in the screenshot\n",
+                 qPrintable(panel->glDescription()));
+  } else if (panel->frameCount() < m_frames_at_ready + kSettleFrames) {
+    return;
+  }
+  m_poll.stop();
+  capture();
+}
+
+void ScreenshotRunner::capture() {
+  const QImage image = views::grabWindowImage(m_window);
+  if (image.isNull()) {
+    fail(QStringLiteral("grabbing the window gave an empty image"), 2);
+    return;
+  }
+  QImageWriter writer(m_output, "png");
+  writer.setCompression(9);
+  if (!writer.write(image)) {
+    fail(QStringLiteral("%1: %2").arg(m_output, writer.errorString()), 2);
+    return;
+  }
+  std::printf("studio: saved %s (%d × %d)\n", qPrintable(m_output), image.width(), image.height());
+  std::fflush(stdout);
+  QCoreApplication::exit(0);
+}
+
+void ScreenshotRunner::fail(const QString& message, int code) {
+  m_poll.stop();
+  std::fprintf(stderr, "studio: %s\n", qPrintable(message));
+  QCoreApplication::exit(code);
+}
+
+}  // namespace studio::app

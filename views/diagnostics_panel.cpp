@@ -1,0 +1,108 @@
+#include "views/diagnostics_panel.h"
+
+#include <imgui.h>
+#include <QFileInfo>
+#include <QLocale>
+
+#include <algorithm>
+
+namespace studio::views {
+
+namespace {
+
+void row(const char* name, const std::string& value) {
+  ImGui::TableNextRow();
+  ImGui::TableSetColumnIndex(0);
+  ImGui::TextDisabled("%s", name);
+  ImGui::TableSetColumnIndex(1);
+  ImGui::TextUnformatted(value.c_str());
+}
+
+std::string count(std::size_t n) {
+  return QLocale().toString(static_cast<qulonglong>(n)).toStdString();
+}
+
+}  // namespace
+
+DiagnosticsPanel::DiagnosticsPanel(QWidget* parent) : ImGuiWidget(parent) {
+  m_grid.setOnCellClicked(
+      [this](HeadGridView::Cell cell) { emit headClicked(cell.first, cell.second); });
+}
+
+void DiagnosticsPanel::setHeadGrid(HeadGrid grid) {
+  m_grid.setGrid(std::move(grid));
+  requestFrame();
+}
+
+void DiagnosticsPanel::clearHeadGrid() {
+  m_grid.setGrid(HeadGrid{});
+  requestFrame();
+}
+
+void DiagnosticsPanel::setDocument(std::shared_ptr<const document::Document> document) {
+  m_document = std::move(document);
+  requestFrame();
+}
+
+void DiagnosticsPanel::drawContents() {
+  const ImGuiIO& io = ImGui::GetIO();
+  ImGui::SetNextWindowPos(ImVec2(0, 0));
+  ImGui::SetNextWindowSize(io.DisplaySize);
+  ImGui::Begin("##diagnostics", nullptr,
+               ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
+                   ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus);
+
+  const float line = ImGui::GetTextLineHeightWithSpacing();
+  const float summary_height = line * 9.5f;
+  const std::string title = m_grid.empty() || m_grid.grid().title.empty()
+                                ? "Target mass by layer × head"
+                                : m_grid.grid().title;
+  ImGui::TextUnformatted(title.c_str());
+  ImGui::Separator();
+  const ImVec2 room = ImGui::GetContentRegionAvail();
+  const float grid_height = std::max(line * 4.f, room.y - summary_height);
+  ImGui::BeginChild("##grid", ImVec2(0, grid_height), false, ImGuiWindowFlags_NoScrollbar);
+  if (m_grid.empty()) {
+    ImGui::Spacing();
+    ImGui::PushTextWrapPos(0.f);
+    ImGui::TextDisabled(
+        "No run selected. When a run with target spans finishes, the share of the answer's "
+        "attention that each layer and head puts on the targets appears here; click a head to "
+        "inspect its query × key window.");
+    ImGui::PopTextWrapPos();
+  } else {
+    m_grid.draw(ImGui::GetContentRegionAvail());
+  }
+  ImGui::EndChild();
+  drawDocumentSummary();
+  ImGui::End();
+}
+
+void DiagnosticsPanel::drawDocumentSummary() {
+  ImGui::Separator();
+  ImGui::TextUnformatted("Document");
+  if (!m_document) {
+    ImGui::TextDisabled("none open");
+    return;
+  }
+  const document::DocumentStats& stats = m_document->stats();
+  if (ImGui::BeginTable("##document", 2, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
+    const QString path = QString::fromStdString(m_document->sourcePath());
+    row("source", QFileInfo(path).fileName().toStdString());
+    row("kind", document::documentKindName(m_document->kind()));
+    row("size",
+        QLocale().formattedDataSize(static_cast<qint64>(m_document->sizeBytes())).toStdString());
+    row("lines", count(m_document->lineCount()));
+    if (m_document->kind() == document::DocumentKind::Repository) {
+      row("files included", count(stats.files_included));
+      row("skipped (binary / ignored / too large)", count(stats.binary_files_skipped) + " / " +
+                                                        count(stats.ignored_files_skipped) + " / " +
+                                                        count(stats.large_files_skipped));
+      row("ignored folders", count(stats.ignored_folders_skipped));
+    }
+    row("invalid UTF-8 replaced", count(stats.invalid_utf8_replaced));
+    ImGui::EndTable();
+  }
+}
+
+}  // namespace studio::views

@@ -1,0 +1,37 @@
+#pragma once
+// The diagnostics panel (Dear ImGui): a layer × head grid of the selected run's target mass and
+// what the open document contains. The heatmap inspector of a clicked head joins it here.
+
+#include <memory>
+
+#include "core/document/document.h"
+#include "views/head_grid_view.h"
+#include "views/imgui_widget.h"
+
+namespace studio::views {
+
+class DiagnosticsPanel : public ImGuiWidget {
+  Q_OBJECT
+ public:
+  explicit DiagnosticsPanel(QWidget* parent = nullptr);
+
+  // Throws studio::Error (Argument) when the values do not fill layers × heads.
+  void setHeadGrid(HeadGrid grid);
+  void clearHeadGrid();
+  const HeadGridView& headGrid() const { return m_grid; }
+  void setDocument(std::shared_ptr<const document::Document> document);
+
+ signals:
+  void headClicked(int layer, int head);
+
+ protected:
+  void drawContents() override;
+
+ private:
+  void drawDocumentSummary();
+
+  HeadGridView m_grid;
+  std::shared_ptr<const document::Document> m_document;
+};
+
+}  // namespace studio::views

@@ -1,0 +1,52 @@
+#pragma once
+// Loads documents off the UI thread (Hotspot's JobTracker): every load is a job with an id, a newer
+// load cancels the one before, and a result whose id is not the current one is dropped, so a slow
+// stale load can never replace what the person opened last.
+
+#include <QFutureWatcher>
+#include <QObject>
+#include <QString>
+
+#include <memory>
+
+#include "core/document/document.h"
+
+namespace studio::views {
+
+using DocumentPtr = std::shared_ptr<const document::Document>;
+
+class DocumentLoader : public QObject {
+  Q_OBJECT
+ public:
+  enum class Source { TextFile, Repository };
+
+  explicit DocumentLoader(QObject* parent = nullptr);
+  ~DocumentLoader() override;
+
+  // Starts loading and returns at once with the job's id (never 0).
+  quint64 load(const QString& path, Source source);
+  void cancel();
+  // The job whose result will be delivered, 0 when none is running.
+  quint64 currentJob() const { return m_current_job; }
+  bool busy() const { return m_current_job != 0; }
+
+ signals:
+  void progress(quint64 job, double fraction);
+  void loaded(quint64 job, studio::views::DocumentPtr document);
+  void failed(quint64 job, const QString& message);
+
+ private:
+  struct Outcome {
+    DocumentPtr document;
+    QString error;
+  };
+  void finish(quint64 job, QFutureWatcher<Outcome>* watcher);
+
+  quint64 m_next_job = 1;
+  quint64 m_current_job = 0;
+  QFutureWatcher<Outcome>* m_watcher = nullptr;
+};
+
+}  // namespace studio::views
+
+Q_DECLARE_METATYPE(studio::views::DocumentPtr)

@@ -1,0 +1,52 @@
+#pragma once
+// A layer × head grid of one value per attention head (target mass, margin, ...), drawn with
+// ImGui: cells coloured by viridis over the grid's range, layer and head ticks, a colour bar, a
+// tooltip with layer, head and value under the mouse, and a selected cell on click (the heatmap
+// inspector opens the query × key window of that head).
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+struct ImVec2;
+
+namespace studio::views {
+
+struct HeadGrid {
+  int layers = 0;
+  int heads = 0;
+  std::vector<float> values;  // [layers, heads], row-major; NaN: no value
+  std::string title;          // "Target mass (answer query, after prefill)"
+  std::string value_name = "target mass";
+};
+
+class HeadGridView {
+ public:
+  using Cell = std::pair<int, int>;  // layer, head
+
+  // Throws studio::Error (Argument) when values.size() != layers × heads.
+  void setGrid(HeadGrid grid);
+  const HeadGrid& grid() const { return m_grid; }
+  bool empty() const { return m_grid.layers == 0 || m_grid.heads == 0; }
+  float minimum() const { return m_min; }
+  float maximum() const { return m_max; }
+
+  // Draws at the ImGui cursor in the current window, within `size` (logical pixels).
+  void draw(const ImVec2& size);
+
+  std::optional<Cell> hoveredCell() const { return m_hovered; }
+  std::optional<Cell> selectedCell() const { return m_selected; }
+  void setOnCellClicked(std::function<void(Cell)> callback) { m_on_click = std::move(callback); }
+
+ private:
+  HeadGrid m_grid;
+  float m_min = 0.f;
+  float m_max = 0.f;
+  std::optional<Cell> m_hovered;
+  std::optional<Cell> m_selected;
+  std::function<void(Cell)> m_on_click;
+};
+
+}  // namespace studio::views

@@ -1,0 +1,43 @@
+#pragma once
+// The runs on the current document as table rows: what was asked (method, parameters) and what
+// came back (status, answer, correctness, target mass and margin, FLOPs, wall time).
+
+#include <QAbstractTableModel>
+
+#include <vector>
+
+#include "core/engine/run_result.h"
+#include "core/engine/run_spec.h"
+
+namespace studio::views {
+
+class RunsTableModel : public QAbstractTableModel {
+  Q_OBJECT
+ public:
+  enum Column { Method, Status, Answer, Correct, TargetMass, Margin, Flops, WallTime, ColumnCount };
+
+  explicit RunsTableModel(QObject* parent = nullptr);
+
+  // Adds a run (id as the session stores it) and returns its row; a known id is updated in place.
+  int setRun(qint64 id, const engine::RunSpec& spec, const engine::RunResult& result);
+  void clear();
+  int rowOf(qint64 id) const;
+
+  int rowCount(const QModelIndex& parent = {}) const override;
+  int columnCount(const QModelIndex& parent = {}) const override;
+  QVariant data(const QModelIndex& index, int role) const override;
+  QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
+
+ private:
+  struct Row {
+    qint64 id = 0;
+    engine::RunSpec spec;
+    engine::RunResult result;
+  };
+  std::vector<Row> m_rows;
+};
+
+// 1.2e12 -> "1.20 TFLOP", for table cells and captions.
+QString formatFlops(double flops);
+
+}  // namespace studio::views
