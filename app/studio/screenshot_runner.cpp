@@ -75,7 +75,7 @@ void ScreenshotRunner::capture() {
     return;
   }
   QImageWriter writer(m_output, "png");
-  writer.setCompression(9);
+  writer.setQuality(0);  // PNG is lossless: Qt maps quality 0 to the strongest zlib compression
   if (!writer.write(image)) {
     fail(QStringLiteral("%1: %2").arg(m_output, writer.errorString()), 2);
     return;
