@@ -6,9 +6,23 @@
 
 namespace studio::plugins {
 
+// Tasks: each defined in its folder's register.cpp.
+void registerTxLogTask();
+void registerCodeBugTask();
+void registerNiahTask();
+void registerLongBenchTasks();
+void registerRulerTask();
+void registerZeroScrollsTask();
+
 void registerBuiltinPlugins() {
   static std::once_flag once;
   std::call_once(once, [] {
+    registerTxLogTask();
+    registerCodeBugTask();
+    registerNiahTask();
+    registerLongBenchTasks();
+    registerRulerTask();
+    registerZeroScrollsTask();
   });
 }
 

@@ -17,14 +17,14 @@ namespace studio::task {
 // One item: what the model reads, what it is asked, what counts as right, and where the evidence
 // is. `targets` are character (Unicode code point) offsets into `context`.
 struct TaskItem {
-  std::string task;               // the generator's or loader's name
-  std::string id;                 // stable within its source (seed-derived or the file's _id)
+  std::string task;  // the generator's or loader's name
+  std::string id;    // stable within its source (seed-derived or the file's _id)
   std::string context;
   std::string question;
-  std::string task_description;   // the prompt's [TASK] section
+  std::string task_description;  // the prompt's [TASK] section
   std::vector<std::string> answers;
   std::vector<Span> targets;
-  std::string scorer;             // a name from core/task/scorers.h
+  std::string scorer;  // a name from core/task/scorers.h
   nlohmann::json meta = nlohmann::json::object();
 
   // {"task","context","question","answer","targets":[{"start","end"}],"meta"} as printed by
@@ -59,7 +59,13 @@ class TaskLoader {
   virtual std::string name() const = 0;
   virtual std::string summary() const = 0;
   // Throws studio::Error (Io) when the file cannot be read; malformed lines become LoadIssues.
-  virtual LoadResult load(const std::string& path) const = 0;
+  // `limit` > 0 stops after that many items (the rest of a large file is not parsed).
+  LoadResult load(const std::string& path, std::size_t limit = 0) const {
+    return read(path, limit);
+  }
+
+ protected:
+  virtual LoadResult read(const std::string& path, std::size_t limit) const = 0;
 };
 
 class TaskRegistry {

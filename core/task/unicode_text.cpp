@@ -1,0 +1,140 @@
+#include "core/task/unicode_text.h"
+
+#include "core/common/utf8.h"
+
+namespace studio::task::text {
+
+std::u32string decode(std::string_view utf8_bytes) {
+  const std::string clean =
+      utf8::isValid(utf8_bytes) ? std::string(utf8_bytes) : utf8::sanitize(utf8_bytes);
+  std::u32string out;
+  out.reserve(clean.size());
+  for (std::size_t i = 0; i < clean.size();) {
+    const auto b0 = static_cast<unsigned char>(clean[i]);
+    char32_t cp;
+    std::size_t n;
+    if (b0 < 0x80) {
+      cp = b0;
+      n = 1;
+    } else if (b0 < 0xE0) {
+      cp = b0 & 0x1F;
+      n = 2;
+    } else if (b0 < 0xF0) {
+      cp = b0 & 0x0F;
+      n = 3;
+    } else {
+      cp = b0 & 0x07;
+      n = 4;
+    }
+    for (std::size_t k = 1; k < n; ++k) {
+      cp = (cp << 6) | (static_cast<unsigned char>(clean[i + k]) & 0x3F);
+    }
+    out.push_back(cp);
+    i += n;
+  }
+  return out;
+}
+
+std::string encode(std::u32string_view codepoints) {
+  std::string out;
+  out.reserve(codepoints.size());
+  for (char32_t cp : codepoints) utf8::append(out, cp);
+  return out;
+}
+
+char32_t toLower(char32_t c) {
+  if (c < 0x80) return (c >= 'A' && c <= 'Z') ? c + 32 : c;
+  if ((c >= 0xC0 && c <= 0xDE && c != 0xD7)) return c + 32;
+  if (c >= 0x100 && c <= 0x17F) {
+    // Latin Extended-A pairs upper/lower by parity, with two shifted runs.
+    if (c == 0x130) return 'i';
+    if ((c >= 0x139 && c <= 0x148) || (c >= 0x179 && c <= 0x17E)) return (c % 2 == 1) ? c + 1 : c;
+    if (c == 0x178) return 0xFF;
+    if (c >= 0x149 && c <= 0x177) return (c % 2 == 0) ? c + 1 : c;
+    if (c <= 0x137) return (c % 2 == 0) ? c + 1 : c;
+    return c;
+  }
+  if (c >= 0x391 && c <= 0x3AB && c != 0x3A2) return c + 32;  // Greek
+  if (c == 0x386) return 0x3AC;
+  if (c >= 0x388 && c <= 0x38A) return c + 37;
+  if (c == 0x38C) return 0x3CC;
+  if (c == 0x38E || c == 0x38F) return c + 63;
+  if (c >= 0x410 && c <= 0x42F) return c + 32;  // Cyrillic
+  if (c >= 0x400 && c <= 0x40F) return c + 80;
+  return c;
+}
+
+std::string lower(std::string_view utf8_bytes) {
+  std::u32string cps = decode(utf8_bytes);
+  for (char32_t& c : cps) c = toLower(c);
+  return encode(cps);
+}
+
+bool isSpace(char32_t c) {
+  if (c == ' ' || (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x1F)) return true;
+  if (c < 0x80) return false;
+  return c == 0x85 || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 ||
+         c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
+}
+
+bool isWordChar(char32_t c) {
+  if (c < 0x80) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  }
+  if (isSpace(c)) return false;
+  if (c >= 0x80 && c <= 0xBF) {
+    // Latin-1 symbols; ª, ², ³, µ, ¹, º and the fractions are word characters in re.
+    return c == 0xAA || c == 0xB2 || c == 0xB3 || c == 0xB5 || c == 0xB9 || c == 0xBA ||
+           (c >= 0xBC && c <= 0xBE);
+  }
+  if (c == 0xD7 || c == 0xF7) return false;      // × ÷
+  if (c >= 0x2000 && c <= 0x206F) return false;  // General Punctuation
+  if (c >= 0x20A0 && c <= 0x20CF) return false;  // currency
+  if (c >= 0x2190 && c <= 0x2BFF) return false;  // arrows, math, boxes, shapes
+  if (c >= 0x3000 && c <= 0x303F) return false;  // CJK punctuation
+  if (c >= 0xFE30 && c <= 0xFE4F) return false;  // CJK compatibility forms
+  if (c >= 0xFF01 && c <= 0xFF0F) return false;  // full-width ! .. /
+  if (c >= 0xFF1A && c <= 0xFF20) return false;  // full-width : .. @
+  if (c >= 0xFF3B && c <= 0xFF40 && c != 0xFF3F) return false;
+  if (c >= 0xFF5B && c <= 0xFF65) return false;
+  if (c == 0xFFFD) return false;
+  return true;
+}
+
+bool isAsciiPunctuation(char32_t c) {
+  return (c >= 0x21 && c <= 0x2F) || (c >= 0x3A && c <= 0x40) || (c >= 0x5B && c <= 0x60) ||
+         (c >= 0x7B && c <= 0x7E);
+}
+
+std::vector<std::u32string> splitWhitespace(std::u32string_view textv) {
+  std::vector<std::u32string> out;
+  std::u32string current;
+  for (char32_t c : textv) {
+    if (isSpace(c)) {
+      if (!current.empty()) out.push_back(std::move(current));
+      current.clear();
+    } else {
+      current.push_back(c);
+    }
+  }
+  if (!current.empty()) out.push_back(std::move(current));
+  return out;
+}
+
+std::vector<std::string> splitWhitespace(std::string_view utf8_bytes) {
+  std::vector<std::string> out;
+  for (const auto& piece : splitWhitespace(std::u32string_view(decode(utf8_bytes)))) {
+    out.push_back(encode(piece));
+  }
+  return out;
+}
+
+std::string strip(std::string_view utf8_bytes) {
+  const std::u32string cps = decode(utf8_bytes);
+  std::size_t begin = 0, end = cps.size();
+  while (begin < end && isSpace(cps[begin])) ++begin;
+  while (end > begin && isSpace(cps[end - 1])) --end;
+  return encode(std::u32string_view(cps).substr(begin, end - begin));
+}
+
+}  // namespace studio::task::text
