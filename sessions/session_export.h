@@ -1,0 +1,41 @@
+#pragma once
+// Exports of a session's runs for people who analyse them elsewhere (docs/sessions.md, "Export").
+//   JSON: one document {format, session, schema_version, documents, models, runs: [{..., spec,
+//         result, event_counts, events: [{seq, kind, ...fields}]}]}.
+//   CSV:  PATH is the runs table (one row per run, every column of `runs` plus document_source
+//         and model_path); beside it, one file per table with the selected runs' rows:
+//         <stem>.documents.csv, <stem>.models.csv, <stem>.<event table>.csv (probe_stats too).
+//         Columns are the schema's, so the CSVs read like the tables in pandas.
+// Files are written under a temporary name and renamed when complete, so an export that fails
+// leaves no half-written file.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace studio::sessions {
+
+class SessionStore;
+
+// Which runs to export: one, or all (std::nullopt).
+using RunSelection = std::optional<std::int64_t>;
+
+// What an export wrote: its files (the main one first), and how many runs and events.
+struct ExportSummary {
+  std::vector<std::string> files;
+  std::size_t runs = 0;
+  std::size_t events = 0;
+};
+
+// Throw studio::Error: Session naming the run when it does not exist, Io naming the file when it
+// cannot be written.
+ExportSummary exportSessionJson(const SessionStore& store, RunSelection runs,
+                                const std::string& out_path);
+ExportSummary exportSessionCsv(const SessionStore& store, RunSelection runs,
+                               const std::string& out_path);
+
+// Where the CSV export puts `table` next to `out_path` ("out/x.csv" -> "out/x.tokens.csv").
+std::string csvSiblingPath(const std::string& out_path, const std::string& table);
+
+}  // namespace studio::sessions
