@@ -555,7 +555,8 @@ void DocumentView::scrollToByte(std::uint64_t byte) {
   if (span.size() > kWindowBytes) {
     const std::string& text = m_document->text();
     std::int64_t column = 0;
-    for (std::uint64_t i = static_cast<std::uint64_t>(span.start); i < byte && i < static_cast<std::uint64_t>(span.end);) {
+    for (std::uint64_t i = static_cast<std::uint64_t>(span.start);
+         i < byte && i < static_cast<std::uint64_t>(span.end);) {
       column += text[i] == '\t' ? kTabWidth - column % kTabWidth : 1;
       i += utf8Length(static_cast<unsigned char>(text[i]));
     }

@@ -127,7 +127,8 @@ bool ImGuiWidget::openGlAvailable() {
     // The offscreen and minimal platforms can make a context (offscreen does with a DISPLAY), but
     // their windows cannot compose a QOpenGLWidget: Qt 6.4 crashes in the backing store's flush.
     const QString platform = QGuiApplication::platformName();
-    if (platform == QLatin1String("offscreen") || platform == QLatin1String("minimal")) return false;
+    if (platform == QLatin1String("offscreen") || platform == QLatin1String("minimal"))
+      return false;
     QOpenGLContext context;
     if (!context.create()) return false;
     QOffscreenSurface surface;

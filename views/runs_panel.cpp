@@ -5,8 +5,8 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QPushButton>
 #include <QPainter>
+#include <QPushButton>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -28,10 +28,11 @@ class RunsTableView : public QTableView {
     if (model() && model()->rowCount() > 0) return;
     QPainter painter(viewport());
     painter.setPen(palette().color(QPalette::PlaceholderText));
-    painter.drawText(viewport()->rect().adjusted(16, 16, -16, -16), Qt::AlignCenter | Qt::TextWordWrap,
-                     tr("No runs on this document yet.\n\nRuns of the methods you choose appear here "
-                        "side by side: answer, correctness, target mass, margin, FLOPs and wall "
-                        "time."));
+    painter.drawText(
+        viewport()->rect().adjusted(16, 16, -16, -16), Qt::AlignCenter | Qt::TextWordWrap,
+        tr("No runs on this document yet.\n\nRuns of the methods you choose appear here "
+           "side by side: answer, correctness, target mass, margin, FLOPs and wall "
+           "time."));
   }
 };
 

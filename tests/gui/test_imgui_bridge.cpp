@@ -89,6 +89,24 @@ TEST_CASE("the ImGui bridge feeds mouse moves, buttons and the wheel to ImGui", 
   CHECK(io.MousePos.x == -FLT_MAX);
 }
 
+TEST_CASE("the ImGui bridge gives ImGui the widget's size and device pixel ratio", "[gui]") {
+  DiagnosticsPanel panel;
+  panel.resize(420, 310);
+  panel.buildFrame();
+  ImGuiIO& io = ioOf(panel);
+  CHECK(io.DisplaySize.x == 420.f);
+  CHECK(io.DisplaySize.y == 310.f);
+  const auto dpr = static_cast<float>(panel.devicePixelRatioF());
+  CHECK(io.DisplayFramebufferScale.x == dpr);
+  // The font atlas is rasterised at the ratio and scaled back, so text keeps its logical size.
+  CHECK(io.FontGlobalScale == Approx(1.f / dpr));
+  REQUIRE(io.Fonts->IsBuilt());
+  panel.resize(200, 150);
+  panel.buildFrame();
+  CHECK(ioOf(panel).DisplaySize.x == 200.f);
+  CHECK(ioOf(panel).DisplaySize.y == 150.f);
+}
+
 TEST_CASE("the ImGui bridge feeds keys, modifiers and text to ImGui", "[gui]") {
   DiagnosticsPanel panel;
   ImGuiIO& io = ioOf(panel);
