@@ -102,7 +102,6 @@ void DocumentView::updateMetrics() {
   const QFontMetricsF metrics(font());
   m_char_width = metrics.horizontalAdvance(QLatin1Char('0'));
   m_line_height = static_cast<int>(std::ceil(metrics.height())) + 2;
-  m_ascent = static_cast<int>(std::ceil(metrics.ascent())) + 1;
   verticalScrollBar()->setSingleStep(1);
   horizontalScrollBar()->setSingleStep(static_cast<int>(std::ceil(m_char_width)) * 4);
   updateScrollBars();

@@ -98,7 +98,6 @@ class DocumentView : public QAbstractScrollArea {
   bool m_show_line_numbers = false;
   int m_line_height = 16;
   double m_char_width = 8;
-  int m_ascent = 12;
 
   std::vector<Span> m_highlights;  // sorted by start
   QColor m_highlight_color;
