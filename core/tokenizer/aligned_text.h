@@ -1,0 +1,42 @@
+#pragma once
+// Text derived from an input (made valid UTF-8, normalized) that remembers, for each of its bytes,
+// which bytes of the input it came from, so that tokens found in the derived text can report
+// offsets into what the caller passed.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/common/span.h"
+
+namespace studio::tokenizer {
+
+struct AlignedText {
+  std::string text;
+  // origin[i]: the source bytes that text[i] came from. Empty when text is an unchanged copy of
+  // source[base, base + text.size()), the common case, which then costs no memory.
+  std::vector<Span> origin;
+  std::int64_t base = 0;
+
+  // The source bytes covered by text[begin, end); an empty range maps to an empty span.
+  Span sourceOf(std::int64_t begin, std::int64_t end) const;
+};
+
+// Makes `input` valid UTF-8: each maximal invalid subpart becomes one U+FFFD (what Python's
+// errors="replace" and the WHATWG decoder do), which maps back to the bytes it replaced.
+AlignedText sanitizeUtf8(std::string_view input);
+
+// Byte length of the UTF-8 sequence led by `lead` (1 for a continuation byte, so that a scan
+// always advances).
+inline int utf8SequenceLength(unsigned char lead) {
+  if (lead < 0xC0) return 1;
+  if (lead < 0xE0) return 2;
+  if (lead < 0xF0) return 3;
+  return 4;
+}
+
+// Decodes the code point at text[i] in valid UTF-8 and advances i past it.
+char32_t decodeAt(std::string_view text, std::size_t& i);
+
+}  // namespace studio::tokenizer

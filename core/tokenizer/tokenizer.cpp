@@ -1,0 +1,385 @@
+#include "core/tokenizer/tokenizer.h"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/common/error.h"
+#include "core/common/utf8.h"
+#include "core/tokenizer/byte_level.h"
+
+namespace studio::tokenizer {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// tokenizer.json nests about six levels; anything far deeper is hostile.
+constexpr int kMaxJsonDepth = 64;
+constexpr std::uintmax_t kMaxFileBytes = std::uintmax_t{1} << 30;
+// Ids are table indices: gaps in the id space are allowed (Hugging Face allows them) but bounded.
+constexpr std::int64_t kMaxIdGap = std::int64_t{1} << 20;
+
+void checkDepth(std::string_view text, const std::string& where) {
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonDepth) {
+        throw Error(ErrorKind::Format, where, "",
+                    "JSON nests deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+      }
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+}
+
+std::string readGzip(const std::string& path) {
+  gzFile file = gzopen(path.c_str(), "rb");
+  if (!file) throw Error(ErrorKind::Io, path, "", "cannot open");
+  std::string out;
+  char buffer[1 << 16];
+  while (true) {
+    const int n = gzread(file, buffer, sizeof(buffer));
+    if (n < 0) {
+      int code = 0;
+      const std::string message = gzerror(file, &code);
+      gzclose(file);
+      throw Error(ErrorKind::Format, path, "", "not a valid gzip file: " + message);
+    }
+    if (n == 0) break;
+    out.append(buffer, static_cast<std::size_t>(n));
+    if (out.size() > kMaxFileBytes) {
+      gzclose(file);
+      throw Error(ErrorKind::Format, path, "", "decompresses to more than 1 GiB");
+    }
+  }
+  gzclose(file);
+  return out;
+}
+
+std::string readFile(const std::string& path) {
+  std::error_code ec;
+  const auto size = fs::file_size(path, ec);
+  if (ec) throw Error(ErrorKind::Io, path, "", "cannot read: " + ec.message());
+  if (size > kMaxFileBytes) throw Error(ErrorKind::Format, path, "", "is larger than 1 GiB");
+  if (path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0) return readGzip(path);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(ErrorKind::Io, path, "", "cannot open");
+  std::string text(size, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(size));
+  if (!in) throw Error(ErrorKind::Io, path, "", "read failed");
+  return text;
+}
+
+void checkModelType(const nlohmann::json& model, const std::string& where) {
+  if (!model.is_object()) throw Error(ErrorKind::Tokenizer, where, "model", "expected an object");
+  std::string type;
+  if (model.contains("type")) {
+    if (!model["type"].is_string()) {
+      throw Error(ErrorKind::Tokenizer, where, "model.type", "expected a string");
+    }
+    type = model["type"].get<std::string>();
+  } else if (model.contains("merges")) {
+    type = "BPE";  // older files leave the type out
+  }
+  if (type == "BPE") return;
+  if (type == "Unigram") {
+    throw Error(ErrorKind::Unsupported, where, "model.type",
+                "Unigram (SentencePiece) tokenizers are not supported: only byte-level BPE is, "
+                "and Debian's libsentencepiece crashes next to libtorch (both bring protobuf)");
+  }
+  if (type == "WordPiece" || type == "WordLevel") {
+    throw Error(ErrorKind::Unsupported, where, "model.type",
+                type + " tokenizers are not supported: only byte-level BPE is");
+  }
+  throw Error(ErrorKind::Unsupported, where, "model.type",
+              "unknown model type \"" + type + "\" (only byte-level BPE is supported)");
+}
+
+// The decoder must turn byte-level spellings back into bytes: ByteLevel, alone or in a Sequence.
+bool parseDecoder(const nlohmann::json& decoder, const std::string& where) {
+  if (decoder.is_null()) return false;
+  const auto is_byte_level = [](const nlohmann::json& config) {
+    return config.is_object() && config.value("type", "") == "ByteLevel";
+  };
+  if (is_byte_level(decoder)) return true;
+  if (decoder.is_object() && decoder.value("type", "") == "Sequence" &&
+      decoder.contains("decoders") && decoder["decoders"].is_array() &&
+      decoder["decoders"].size() == 1 && is_byte_level(decoder["decoders"][0])) {
+    return true;
+  }
+  const std::string type =
+      decoder.is_object() && decoder.contains("type") && decoder["type"].is_string()
+          ? decoder["type"].get<std::string>()
+          : decoder.dump().substr(0, 40);
+  throw Error(ErrorKind::Unsupported, where, "decoder",
+              "decoder \"" + type + "\" is not supported (only ByteLevel)");
+}
+
+const nlohmann::json& section(const nlohmann::json& root, const char* name) {
+  static const nlohmann::json null_value;
+  const auto it = root.find(name);
+  return it == root.end() ? null_value : *it;
+}
+
+}  // namespace
+
+std::shared_ptr<const Tokenizer> Tokenizer::fromFile(const std::string& path) {
+  std::error_code ec;
+  std::string file = path;
+  if (fs::is_directory(path, ec)) {
+    const fs::path folder(path);
+    if (fs::exists(folder / "tokenizer.json", ec)) {
+      file = (folder / "tokenizer.json").string();
+    } else if (fs::exists(folder / "tokenizer.model", ec)) {
+      throw Error(ErrorKind::Unsupported, (folder / "tokenizer.model").string(), "",
+                  "SentencePiece tokenizer.model files are not supported (Debian's "
+                  "libsentencepiece crashes next to libtorch, both bring protobuf); convert it to "
+                  "a byte-level BPE tokenizer.json");
+    } else {
+      throw Error(ErrorKind::Io, path, "", "has no tokenizer.json");
+    }
+  } else if (!fs::exists(path, ec)) {
+    throw Error(ErrorKind::Io, path, "", "does not exist");
+  } else if (fs::path(path).filename() == "tokenizer.model") {
+    throw Error(ErrorKind::Unsupported, path, "",
+                "SentencePiece tokenizer.model files are not supported (Debian's "
+                "libsentencepiece crashes next to libtorch, both bring protobuf)");
+  }
+  const std::string text = readFile(file);
+  auto tokenizer = fromJson(text, file);
+  return tokenizer;
+}
+
+std::shared_ptr<const Tokenizer> Tokenizer::fromJson(std::string_view json_text,
+                                                     const std::string& where) {
+  checkDepth(json_text, where);
+  nlohmann::json root;
+  try {
+    root = nlohmann::json::parse(json_text);
+  } catch (const nlohmann::json::exception& error) {
+    throw Error(ErrorKind::Format, where, "", std::string("not valid JSON: ") + error.what());
+  }
+  if (!root.is_object()) throw Error(ErrorKind::Format, where, "", "expected a JSON object");
+  return std::shared_ptr<const Tokenizer>(new Tokenizer(root, where));
+}
+
+Tokenizer::Tokenizer(const nlohmann::json& root, const std::string& where)
+    : m_source(where),
+      m_normalizer(UnicodeNormalizer::fromJson(section(root, "normalizer"), where)),
+      m_added(AddedVocabulary::fromJson(
+          section(root, "added_tokens"), where,
+          [this](const std::string& content) { return m_normalizer.normalize(content).text; })),
+      m_pre_tokenizer(PreTokenizer::fromJson(section(root, "pre_tokenizer"), where)),
+      m_model([&]() {
+        const auto& model = section(root, "model");
+        if (model.is_null()) throw Error(ErrorKind::Tokenizer, where, "model", "missing");
+        checkModelType(model, where);
+        return BpeModel::fromJson(model, where);
+      }()),
+      m_post_processor(PostProcessor::fromJson(section(root, "post_processor"), where)),
+      m_byte_level_decoder(parseDecoder(section(root, "decoder"), where)) {
+  std::int64_t max_id = -1;
+  for (const auto& [token, id] : m_model.vocab()) max_id = std::max<std::int64_t>(max_id, id);
+  for (const AddedToken& token : m_added.tokens()) {
+    max_id = std::max<std::int64_t>(max_id, token.id);
+  }
+  const auto count = static_cast<std::int64_t>(m_model.vocab().size() + m_added.tokens().size());
+  if (max_id >= count + kMaxIdGap) {
+    throw Error(ErrorKind::Tokenizer, where, "model.vocab",
+                "id " + std::to_string(max_id) + " is out of range for " + std::to_string(count) +
+                    " tokens");
+  }
+  m_spellings.resize(static_cast<std::size_t>(max_id + 1));
+  m_flags.assign(m_spellings.size(), 0);
+  for (const auto& [token, id] : m_model.vocab()) {
+    if (m_flags[id] & kUsed) {
+      throw Error(ErrorKind::Tokenizer, where, "model.vocab",
+                  "id " + std::to_string(id) + " is given to both \"" + m_spellings[id] +
+                      "\" and \"" + token + "\"");
+    }
+    m_spellings[id] = token;
+    m_flags[id] = kUsed;
+  }
+  for (const AddedToken& token : m_added.tokens()) {
+    m_spellings[token.id] = token.content;
+    m_flags[token.id] = kUsed | kAdded | (token.special ? kSpecial : 0);
+    m_added_ids.emplace(token.content, token.id);
+  }
+  m_bytes.resize(m_spellings.size());
+  for (std::size_t id = 0; id < m_spellings.size(); ++id) {
+    if (!m_byte_level_decoder || !byteLevelBytes(m_spellings[id], m_bytes[id])) {
+      // Hugging Face's ByteLevel decoder keeps a token with characters outside the byte map
+      // (an added token such as "<think> </think>") as its own UTF-8.
+      m_bytes[id] = m_spellings[id];
+    }
+  }
+}
+
+void Tokenizer::encodeText(std::string_view text, const AlignedText& input, std::int64_t base,
+                           Encoding& out) const {
+  const AlignedText normalized = m_normalizer.normalize(text);
+  const std::vector<TextSegment> segments =
+      m_added.hasNormalizedTokens()
+          ? m_added.split(normalized.text, true)
+          : std::vector<TextSegment>{
+                {{0, static_cast<std::int64_t>(normalized.text.size())}, std::nullopt}};
+  // Normalized bytes -> input bytes.
+  const auto to_input = [&](std::int64_t begin, std::int64_t end) {
+    const Span in_text = normalized.sourceOf(begin, end);
+    return input.sourceOf(base + in_text.start, base + in_text.end);
+  };
+  const std::string_view norm = normalized.text;
+  std::vector<PreToken> pre_tokens;
+  std::vector<BpePiece> pieces;
+  std::string bytes;
+  for (const TextSegment& segment : segments) {
+    if (segment.id) {
+      out.ids.push_back(*segment.id);
+      out.byte_offsets.push_back(to_input(segment.range.start, segment.range.end));
+      continue;
+    }
+    pre_tokens.clear();
+    m_pre_tokenizer.split(norm.substr(segment.range.start, segment.range.size()),
+                          segment.range.start, pre_tokens);
+    for (const PreToken& pre : pre_tokens) {
+      bytes.assign(pre.prefix_space ? " " : "");
+      bytes.append(norm.substr(pre.range.start, pre.range.size()));
+      pieces.clear();
+      m_model.encode(bytes, pieces);
+      const std::int64_t shift = pre.prefix_space ? 1 : 0;
+      std::int64_t piece_start = 0;
+      for (const BpePiece& piece : pieces) {
+        std::int64_t begin = pre.range.start + std::max<std::int64_t>(piece_start - shift, 0);
+        std::int64_t end = pre.range.start + std::max<std::int64_t>(piece.end - shift, 0);
+        // A token of only the added prefix space encodes no input byte: an empty span where the
+        // piece starts. (Hugging Face aligns the space with the first character and then trims,
+        // which can land inside a multi-byte character.)
+        if (end == begin) {
+          out.ids.push_back(piece.id);
+          out.byte_offsets.push_back(to_input(begin, begin));
+          piece_start = piece.end;
+          continue;
+        }
+        while (begin > 0 && (static_cast<unsigned char>(norm[begin]) & 0xC0) == 0x80) --begin;
+        while (end < static_cast<std::int64_t>(norm.size()) &&
+               (static_cast<unsigned char>(norm[end]) & 0xC0) == 0x80) {
+          ++end;
+        }
+        out.ids.push_back(piece.id);
+        out.byte_offsets.push_back(to_input(begin, end));
+        piece_start = piece.end;
+      }
+    }
+  }
+}
+
+Encoding Tokenizer::encode(std::string_view text, bool add_special_tokens) const {
+  const AlignedText input = sanitizeUtf8(text);
+  Encoding out;
+  out.ids.reserve(text.size() / 3 + 8);
+  out.byte_offsets.reserve(text.size() / 3 + 8);
+  for (const TextSegment& segment : m_added.split(input.text, false)) {
+    if (segment.id) {
+      out.ids.push_back(*segment.id);
+      out.byte_offsets.push_back(input.sourceOf(segment.range.start, segment.range.end));
+    } else {
+      encodeText(std::string_view(input.text).substr(segment.range.start, segment.range.size()),
+                 input, segment.range.start, out);
+    }
+  }
+  // What offset trimming looks at: the spelling of a model token, the matched text (with the
+  // whitespace lstrip/rstrip took) of an added token, as Hugging Face's token values are.
+  std::vector<std::string> matched;
+  for (std::size_t i = 0; i < out.ids.size(); ++i) {
+    if (m_flags[out.ids[i]] & kAdded) {
+      const Span span = out.byte_offsets[i];
+      matched.push_back(std::string(text.substr(span.start, span.size())));
+    }
+  }
+  std::vector<const std::string*> spellings;
+  spellings.reserve(out.ids.size() + 2);
+  std::size_t next_match = 0;
+  for (std::int64_t id : out.ids) {
+    spellings.push_back((m_flags[id] & kAdded) ? &matched[next_match++] : &m_spellings[id]);
+  }
+  m_post_processor.process(text, out.ids, out.byte_offsets, spellings, add_special_tokens);
+  return out;
+}
+
+const std::string& Tokenizer::tokenBytes(std::int64_t id) const {
+  if (id < 0 || id >= vocabSize() || !(m_flags[id] & kUsed)) {
+    throw Error(ErrorKind::Argument, m_source, "",
+                "token id " + std::to_string(id) + " is not in the vocabulary (size " +
+                    std::to_string(vocabSize()) + ")");
+  }
+  return m_bytes[id];
+}
+
+std::string Tokenizer::decode(const std::vector<std::int64_t>& ids, bool skip_special) const {
+  std::string bytes;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const std::string& token = tokenBytes(ids[i]);
+    if (skip_special && (m_flags[ids[i]] & kSpecial)) continue;
+    // Without a decoder Hugging Face joins the spellings with spaces.
+    if (!m_byte_level_decoder && !bytes.empty()) bytes += ' ';
+    bytes += token;
+  }
+  return utf8::sanitize(bytes);
+}
+
+std::string Tokenizer::tokenText(std::int64_t id) const {
+  return utf8::sanitize(tokenBytes(id));
+}
+
+std::optional<std::string> Tokenizer::tokenSpelling(std::int64_t id) const {
+  if (id < 0 || id >= vocabSize() || !(m_flags[id] & kUsed)) return std::nullopt;
+  return m_spellings[id];
+}
+
+std::optional<std::int64_t> Tokenizer::tokenId(std::string_view token) const {
+  const std::string key(token);
+  if (const auto it = m_added_ids.find(key); it != m_added_ids.end()) return it->second;
+  if (const auto it = m_model.vocab().find(key); it != m_model.vocab().end()) return it->second;
+  return std::nullopt;
+}
+
+bool Tokenizer::isSpecial(std::int64_t id) const {
+  return id >= 0 && id < vocabSize() && (m_flags[id] & kSpecial);
+}
+
+Span tokensCovering(const Encoding& encoding, Span byte_span) {
+  std::int64_t first = -1;
+  std::int64_t last = -1;
+  std::int64_t insertion = static_cast<std::int64_t>(encoding.size());
+  for (std::size_t i = 0; i < encoding.size(); ++i) {
+    const Span& token = encoding.byte_offsets[i];
+    if (token.size() == 0) continue;
+    const bool overlaps = token.start < byte_span.end && byte_span.start < token.end;
+    if (overlaps) {
+      if (first < 0) first = static_cast<std::int64_t>(i);
+      last = static_cast<std::int64_t>(i);
+    } else if (first < 0 && insertion == static_cast<std::int64_t>(encoding.size()) &&
+               token.start >= byte_span.end) {
+      insertion = static_cast<std::int64_t>(i);
+    }
+  }
+  if (first < 0) return {insertion, insertion};
+  return {first, last + 1};
+}
+
+}  // namespace studio::tokenizer

