@@ -61,9 +61,9 @@ int main(int argc, char** argv) {
   studio::views::MainWindow window(options);
 
   const QString open_path = parser.value(open_option);
-  if (!open_path.isEmpty() && !QFileInfo::exists(open_path)) {
+  if (screenshot && !open_path.isEmpty() && !QFileInfo::exists(open_path)) {
     std::fprintf(stderr, "studio: %s: no such file or folder\n", qPrintable(open_path));
-    if (screenshot) return 1;
+    return 1;
   }
   if (parser.isSet(model_option) && !window.setModelPath(parser.value(model_option))) {
     std::fprintf(stderr, "studio: %s: no such folder\n", qPrintable(parser.value(model_option)));
@@ -71,7 +71,8 @@ int main(int argc, char** argv) {
   }
 
   std::unique_ptr<studio::app::ScreenshotRunner> runner;
-  const bool opening = !open_path.isEmpty() && QFileInfo::exists(open_path);
+  // Interactively a bad path is opened anyway, so the window itself says what is wrong with it.
+  const bool opening = !open_path.isEmpty();
   if (screenshot) {
     runner = std::make_unique<studio::app::ScreenshotRunner>(
         &window, parser.value(screenshot_option), opening);
