@@ -1,0 +1,127 @@
+// studio-cli inspect: what a model folder holds and how the engine would run it, as JSON. Loads
+// and checks the whole folder (headers, shapes, dtypes) without reading the weights' bytes.
+
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "app/cli/cli_command.h"
+#include "core/common/error.h"
+#include "core/common/torch_compat.h"
+#include "core/model/checkpoint.h"
+
+namespace studio::cli {
+
+namespace {
+
+struct InspectOptions {
+  std::string model;
+  std::string device = "cpu";
+  std::string dtype;  // empty: the device's default
+};
+
+nlohmann::json ropeJson(const model::ModelConfig& config) {
+  const model::RopeScaling& s = config.rope_scaling;
+  nlohmann::json scaling = nullptr;
+  switch (s.type) {
+    case model::RopeScaling::Type::None: break;
+    case model::RopeScaling::Type::Linear:
+      scaling = {{"type", "linear"}, {"factor", s.factor}};
+      break;
+    case model::RopeScaling::Type::Llama3:
+      scaling = {{"type", "llama3"},
+                 {"factor", s.factor},
+                 {"low_freq_factor", s.low_freq_factor},
+                 {"high_freq_factor", s.high_freq_factor},
+                 {"original_max_position_embeddings", s.original_max_position_embeddings}};
+      break;
+    case model::RopeScaling::Type::Yarn:
+      scaling = {{"type", "yarn"},
+                 {"factor", s.factor},
+                 {"beta_fast", s.beta_fast},
+                 {"beta_slow", s.beta_slow},
+                 {"attention_factor", s.attention_factor},
+                 {"original_max_position_embeddings", s.original_max_position_embeddings}};
+      break;
+  }
+  return {{"theta", config.rope_theta}, {"scaling", scaling}};
+}
+
+// The device and dtype the engine would use: f32 on the CPU, bf16 on CUDA unless asked otherwise.
+std::pair<std::string, std::string> engineDeviceAndDtype(const InspectOptions& options) {
+  if (options.device == "cuda" && !compat::cudaAvailable()) {
+    throwError(ErrorKind::Argument, "", "--device",
+               "cuda was asked for, but this build of libtorch sees no CUDA device");
+  }
+  std::string dtype = options.dtype;
+  if (dtype.empty()) dtype = options.device == "cuda" ? "bf16" : "f32";
+  return {options.device, dtype};
+}
+
+nlohmann::json inspect(const InspectOptions& options) {
+  const auto [device, dtype] = engineDeviceAndDtype(options);
+  const model::Checkpoint checkpoint = model::loadCheckpoint(options.model);
+  const model::ModelConfig& c = checkpoint.config;
+
+  nlohmann::json files = nlohmann::json::array();
+  for (const model::SafetensorsFile& file : checkpoint.files) {
+    files.push_back({{"name", file.displayName()},
+                     {"bytes", file.fileSize()},
+                     {"tensors", file.names().size()}});
+  }
+  return {
+      {"model", options.model},
+      {"family", model::modelFamilyName(c.family)},
+      {"model_type", c.model_type},
+      {"architectures", c.raw.value("architectures", nlohmann::json::array())},
+      {"vocab_size", c.vocab_size},
+      {"hidden_size", c.hidden_size},
+      {"intermediate_size", c.intermediate_size},
+      {"num_hidden_layers", c.num_hidden_layers},
+      {"num_attention_heads", c.num_attention_heads},
+      {"num_key_value_heads", c.num_key_value_heads},
+      {"head_dim", c.head_dim},
+      {"max_position_embeddings", c.max_position_embeddings},
+      {"rms_norm_eps", c.rms_norm_eps},
+      {"rope", ropeJson(c)},
+      {"tie_word_embeddings", c.tie_word_embeddings},
+      {"attention_bias", c.attention_bias},
+      {"o_proj_bias", c.o_proj_bias},
+      {"qk_norm", c.qk_norm},
+      {"hidden_act", c.hidden_act},
+      {"torch_dtype", c.torch_dtype},
+      {"eos_token_ids", c.eos_token_ids},
+      {"bos_token_id", c.bos_token_id >= 0 ? nlohmann::json(c.bos_token_id) : nlohmann::json()},
+      {"parameter_count", c.parameterCount()},
+      {"tensor_count", checkpoint.tensors.size()},
+      {"stored_dtypes", checkpoint.stored_dtypes},
+      {"files", files},
+      {"ignored_tensors", checkpoint.ignored_tensors},
+      {"device", device},
+      {"dtype", dtype},
+  };
+}
+
+void addInspectCommand(CLI::App& app, int& exit_code) {
+  auto* command = app.add_subcommand(
+      "inspect", "Check a Hugging Face model folder and print its architecture as JSON");
+  auto options = std::make_shared<InspectOptions>();
+  command->add_option("--model", options->model, "Model folder (config.json + safetensors)")
+      ->required();
+  command->add_option("--device", options->device, "Device the engine would run on")
+      ->check(CLI::IsMember({"cpu", "cuda"}))
+      ->capture_default_str();
+  command->add_option("--dtype", options->dtype,
+                      "Compute dtype (default: f32 on cpu, bf16 on cuda)")
+      ->check(CLI::IsMember({"f32", "bf16", "f16"}));
+  setCommandAction(command, exit_code,
+                   [options] { std::cout << inspect(*options).dump(2) << "\n"; });
+}
+
+}  // namespace
+
+STUDIO_CLI_COMMAND(10, addInspectCommand);
+
+}  // namespace studio::cli

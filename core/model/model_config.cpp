@@ -1,0 +1,544 @@
+#include "core/model/model_config.h"
+
+#include <cmath>
+#include <limits>
+#include <optional>
+
+#include "core/common/error.h"
+#include "core/model/bounded_json.h"
+
+namespace studio::model {
+
+namespace {
+
+using json = nlohmann::json;
+
+// Far above any released model, far below where the arithmetic on shapes could overflow.
+constexpr std::int64_t kMaxVocab = std::int64_t{1} << 31;
+constexpr std::int64_t kMaxWidth = std::int64_t{1} << 20;  // hidden, intermediate
+constexpr std::int64_t kMaxHeads = std::int64_t{1} << 14;
+constexpr std::int64_t kMaxHeadDim = std::int64_t{1} << 14;
+constexpr std::int64_t kMaxLayers = std::int64_t{1} << 14;
+constexpr std::int64_t kMaxPositions = std::int64_t{1} << 40;
+constexpr std::int64_t kMaxTokenId = std::numeric_limits<std::int32_t>::max();
+constexpr std::int64_t kMaxParameters = std::int64_t{1} << 50;
+
+[[noreturn]] void configError(const std::string& file, const std::string& field,
+                              const std::string& what) {
+  throwError(ErrorKind::Config, file, field, what);
+}
+
+std::string formatNumber(double value) {
+  json number = value;
+  return number.dump();
+}
+
+// Typed access to the fields of one JSON object. An absent field and an explicit null are the
+// same (transformers writes `"head_dim": null` for "derive it"); a present field of the wrong type
+// is an error, never silently replaced by the default.
+class FieldReader {
+ public:
+  FieldReader(const json& object, std::string file, std::string prefix)
+      : m_object(object), m_file(std::move(file)), m_prefix(std::move(prefix)) {}
+
+  std::string name(const std::string& key) const { return m_prefix + key; }
+
+  const json* find(const std::string& key) const {
+    const auto it = m_object.find(key);
+    if (it == m_object.end() || it->is_null()) return nullptr;
+    return &*it;
+  }
+
+  std::optional<std::int64_t> integer(const std::string& key, std::int64_t min,
+                                      std::int64_t max) const {
+    const json* value = find(key);
+    if (!value) return std::nullopt;
+    return toInteger(*value, name(key), min, max);
+  }
+
+  std::int64_t requiredInteger(const std::string& key, std::int64_t min,
+                               std::int64_t max) const {
+    const auto value = integer(key, min, max);
+    if (!value) configError(m_file, name(key), "missing");
+    return *value;
+  }
+
+  std::int64_t toInteger(const json& value, const std::string& field, std::int64_t min,
+                         std::int64_t max) const {
+    if (!value.is_number_integer()) {
+      configError(m_file, field, "must be an integer, got " + describeJson(value));
+    }
+    if (value.is_number_unsigned() &&
+        value.get<std::uint64_t>() > static_cast<std::uint64_t>(max)) {
+      configError(m_file, field,
+                  value.dump() + " is larger than the limit " + std::to_string(max));
+    }
+    const auto number = value.get<std::int64_t>();
+    if (number < min) {
+      configError(m_file, field,
+                  "must be at least " + std::to_string(min) + ", got " + std::to_string(number));
+    }
+    if (number > max) {
+      configError(m_file, field,
+                  std::to_string(number) + " is larger than the limit " + std::to_string(max));
+    }
+    return number;
+  }
+
+  // A finite number (integers accepted: `"rope_theta": 10000`).
+  std::optional<double> number(const std::string& key) const {
+    const json* value = find(key);
+    if (!value) return std::nullopt;
+    if (!value->is_number()) {
+      configError(m_file, name(key), "must be a number, got " + describeJson(*value));
+    }
+    const double number = value->get<double>();
+    if (!std::isfinite(number)) configError(m_file, name(key), "must be finite");
+    return number;
+  }
+
+  double requiredNumber(const std::string& key) const {
+    const auto value = number(key);
+    if (!value) configError(m_file, name(key), "missing");
+    return *value;
+  }
+
+  std::optional<bool> boolean(const std::string& key) const {
+    const json* value = find(key);
+    if (!value) return std::nullopt;
+    if (!value->is_boolean()) {
+      configError(m_file, name(key), "must be true or false, got " + describeJson(*value));
+    }
+    return value->get<bool>();
+  }
+
+  std::optional<std::string> string(const std::string& key) const {
+    const json* value = find(key);
+    if (!value) return std::nullopt;
+    if (!value->is_string()) {
+      configError(m_file, name(key), "must be a string, got " + describeJson(*value));
+    }
+    return value->get<std::string>();
+  }
+
+  // An id or a list of ids (eos_token_id is either).
+  std::vector<std::int64_t> tokenIds(const std::string& key) const {
+    const json* value = find(key);
+    if (!value) return {};
+    std::vector<std::int64_t> ids;
+    if (value->is_array()) {
+      for (std::size_t i = 0; i < value->size(); ++i) {
+        ids.push_back(toInteger((*value)[i], name(key) + "[" + std::to_string(i) + "]", 0,
+                                kMaxTokenId));
+      }
+    } else if (value->is_number_integer()) {
+      ids.push_back(toInteger(*value, name(key), 0, kMaxTokenId));
+    } else {
+      configError(m_file, name(key),
+                  "must be a token id or a list of token ids, got " + describeJson(*value));
+    }
+    return ids;
+  }
+
+ private:
+  const json& m_object;
+  std::string m_file;
+  std::string m_prefix;
+};
+
+// `where` is "rope_scaling" or, in transformers 5 configs, "rope_parameters".
+RopeScaling parseRopeScaling(const json& object, const std::string& file,
+                             const std::string& where) {
+  if (!object.is_object()) {
+    configError(file, where, "must be an object or null, got " + describeJson(object));
+  }
+  const FieldReader f(object, file, where + ".");
+  // transformers reads `rope_type` and falls back to the older `type`.
+  const std::string type_key = f.find("rope_type") ? "rope_type" : "type";
+  const auto type = f.string(type_key);
+  if (!type) {
+    configError(file, where + ".rope_type", "missing (expected default, linear, llama3 or yarn)");
+  }
+
+  RopeScaling scaling;
+  if (*type == "default") return scaling;
+  auto positiveFactor = [&](const std::string& key) {
+    const double value = f.requiredNumber(key);
+    if (value <= 0) configError(file, f.name(key), "must be positive, got " + formatNumber(value));
+    return value;
+  };
+  if (*type == "linear") {
+    scaling.type = RopeScaling::Type::Linear;
+    scaling.factor = positiveFactor("factor");
+  } else if (*type == "llama3") {
+    scaling.type = RopeScaling::Type::Llama3;
+    scaling.factor = positiveFactor("factor");
+    scaling.low_freq_factor = positiveFactor("low_freq_factor");
+    scaling.high_freq_factor = positiveFactor("high_freq_factor");
+    scaling.original_max_position_embeddings =
+        f.requiredInteger("original_max_position_embeddings", 1, kMaxPositions);
+  } else if (*type == "yarn") {
+    scaling.type = RopeScaling::Type::Yarn;
+    scaling.factor = positiveFactor("factor");
+    if (f.find("beta_fast")) scaling.beta_fast = positiveFactor("beta_fast");
+    if (f.find("beta_slow")) scaling.beta_slow = positiveFactor("beta_slow");
+    if (f.find("attention_factor")) scaling.attention_factor = positiveFactor("attention_factor");
+    scaling.original_max_position_embeddings =
+        f.integer("original_max_position_embeddings", 1, kMaxPositions).value_or(0);
+    // DeepSeek's variant derives the attention factor from these; running without them would
+    // scale attention differently from transformers.
+    for (const char* key : {"mscale", "mscale_all_dim"}) {
+      if (f.find(key)) {
+        throwError(ErrorKind::Unsupported, file, f.name(key),
+                   "yarn with mscale (DeepSeek's variant) is not supported");
+      }
+    }
+  } else {
+    throwError(ErrorKind::Unsupported, file, f.name(type_key),
+               *type + " is not supported (supported: default, linear, llama3, yarn)");
+  }
+  return scaling;
+}
+
+json ropeScalingToJson(const RopeScaling& scaling) {
+  switch (scaling.type) {
+    case RopeScaling::Type::None: return nullptr;
+    case RopeScaling::Type::Linear: return {{"rope_type", "linear"}, {"factor", scaling.factor}};
+    case RopeScaling::Type::Llama3:
+      return {{"rope_type", "llama3"},
+              {"factor", scaling.factor},
+              {"low_freq_factor", scaling.low_freq_factor},
+              {"high_freq_factor", scaling.high_freq_factor},
+              {"original_max_position_embeddings", scaling.original_max_position_embeddings}};
+    case RopeScaling::Type::Yarn: {
+      json out = {{"rope_type", "yarn"},
+                  {"factor", scaling.factor},
+                  {"beta_fast", scaling.beta_fast},
+                  {"beta_slow", scaling.beta_slow}};
+      if (scaling.attention_factor > 0) out["attention_factor"] = scaling.attention_factor;
+      if (scaling.original_max_position_embeddings > 0) {
+        out["original_max_position_embeddings"] = scaling.original_max_position_embeddings;
+      }
+      return out;
+    }
+  }
+  return nullptr;
+}
+
+std::int64_t checkedMul(std::int64_t a, std::int64_t b, const std::string& file) {
+  std::int64_t out = 0;
+  if (__builtin_mul_overflow(a, b, &out) || out > kMaxParameters) {
+    configError(file, "", "the sizes describe more than 2^50 parameters");
+  }
+  return out;
+}
+
+std::int64_t checkedAdd(std::int64_t a, std::int64_t b, const std::string& file) {
+  std::int64_t out = 0;
+  if (__builtin_add_overflow(a, b, &out) || out > kMaxParameters) {
+    configError(file, "", "the sizes describe more than 2^50 parameters");
+  }
+  return out;
+}
+
+std::int64_t countParameters(const ModelConfig& c, const std::string& file) {
+  const std::int64_t H = c.hidden_size, I = c.intermediate_size, hd = c.head_dim;
+  const std::int64_t q = checkedMul(c.num_attention_heads, hd, file);
+  const std::int64_t kv = checkedMul(c.num_key_value_heads, hd, file);
+  std::int64_t layer = 2 * H;                                                 // two norms
+  layer = checkedAdd(layer, checkedMul(checkedAdd(q, 2 * kv, file), H, file), file);  // q, k, v
+  layer = checkedAdd(layer, checkedMul(H, q, file), file);                    // o
+  layer = checkedAdd(layer, checkedMul(checkedMul(3, I, file), H, file), file);  // gate, up, down
+  if (c.attention_bias) layer = checkedAdd(layer, q + 2 * kv, file);
+  if (c.o_proj_bias) layer = checkedAdd(layer, H, file);
+  if (c.qk_norm) layer = checkedAdd(layer, 2 * hd, file);
+  const std::int64_t embedding = checkedMul(c.vocab_size, H, file);
+  std::int64_t total = checkedMul(layer, c.num_hidden_layers, file);
+  total = checkedAdd(total, embedding, file);
+  total = checkedAdd(total, H, file);  // final norm
+  if (!c.tie_word_embeddings) total = checkedAdd(total, embedding, file);
+  return total;
+}
+
+std::int64_t defaultMaxPositions(ModelFamily family) {
+  return family == ModelFamily::Llama ? 2048 : 32768;
+}
+
+}  // namespace
+
+const char* modelFamilyName(ModelFamily family) {
+  switch (family) {
+    case ModelFamily::Qwen3: return "qwen3";
+    case ModelFamily::Qwen2: return "qwen2";
+    case ModelFamily::Llama: return "llama";
+  }
+  return "unknown";
+}
+
+const char* ropeScalingTypeName(RopeScaling::Type type) {
+  switch (type) {
+    case RopeScaling::Type::None: return "none";
+    case RopeScaling::Type::Linear: return "linear";
+    case RopeScaling::Type::Llama3: return "llama3";
+    case RopeScaling::Type::Yarn: return "yarn";
+  }
+  return "unknown";
+}
+
+ModelConfig ModelConfig::fromJson(const nlohmann::json& in, const std::string& file) {
+  if (!in.is_object()) configError(file, "", "must be a JSON object, got " + describeJson(in));
+  const FieldReader f(in, file, "");
+  ModelConfig c;
+  c.raw = in;
+
+  const auto model_type = f.string("model_type");
+  if (!model_type) configError(file, "model_type", "missing (expected qwen3, qwen2 or llama)");
+  c.model_type = *model_type;
+  if (c.model_type == "qwen3") {
+    c.family = ModelFamily::Qwen3;
+  } else if (c.model_type == "qwen2") {
+    c.family = ModelFamily::Qwen2;
+  } else if (c.model_type == "llama") {
+    c.family = ModelFamily::Llama;
+  } else {
+    throwError(ErrorKind::Unsupported, file, "model_type",
+               c.model_type + " is not supported (supported: qwen3, qwen2, llama)");
+  }
+
+  // The sizes are required: transformers always writes them, and its defaults (a 7B model) would
+  // only turn a truncated config.json into a confusing list of shape mismatches.
+  c.vocab_size = f.requiredInteger("vocab_size", 1, kMaxVocab);
+  c.hidden_size = f.requiredInteger("hidden_size", 1, kMaxWidth);
+  c.intermediate_size = f.requiredInteger("intermediate_size", 1, kMaxWidth);
+  c.num_hidden_layers = f.requiredInteger("num_hidden_layers", 1, kMaxLayers);
+  c.num_attention_heads = f.requiredInteger("num_attention_heads", 1, kMaxHeads);
+  c.num_key_value_heads =
+      f.integer("num_key_value_heads", 1, kMaxHeads).value_or(c.num_attention_heads);
+  if (const auto head_dim = f.integer("head_dim", 1, kMaxHeadDim)) {
+    c.head_dim = *head_dim;
+  } else if (c.hidden_size % c.num_attention_heads != 0) {
+    configError(file, "head_dim",
+                "missing, and hidden_size " + std::to_string(c.hidden_size) +
+                    " is not divisible by num_attention_heads " +
+                    std::to_string(c.num_attention_heads));
+  } else {
+    c.head_dim = c.hidden_size / c.num_attention_heads;
+  }
+  c.max_position_embeddings = f.integer("max_position_embeddings", 1, kMaxPositions)
+                                  .value_or(defaultMaxPositions(c.family));
+  c.rms_norm_eps = f.number("rms_norm_eps").value_or(1e-6);
+
+  // transformers 5 moves rope_theta and the scaling into `rope_parameters`; older files have
+  // `rope_theta` and `rope_scaling` at the top level. Both are read, the older names first.
+  const json* rope_parameters = f.find("rope_parameters");
+  if (rope_parameters && !rope_parameters->is_object()) {
+    configError(file, "rope_parameters",
+                "must be an object or null, got " + describeJson(*rope_parameters));
+  }
+  if (const auto theta = f.number("rope_theta")) {
+    c.rope_theta = *theta;
+  } else if (rope_parameters) {
+    c.rope_theta =
+        FieldReader(*rope_parameters, file, "rope_parameters.").number("rope_theta").value_or(10000.0);
+  }
+  if (const json* scaling = f.find("rope_scaling")) {
+    c.rope_scaling = parseRopeScaling(*scaling, file, "rope_scaling");
+  } else if (rope_parameters) {
+    if (rope_parameters->contains("rope_type") || rope_parameters->contains("type")) {
+      c.rope_scaling = parseRopeScaling(*rope_parameters, file, "rope_parameters");
+    }
+  }
+
+  c.tie_word_embeddings = f.boolean("tie_word_embeddings").value_or(false);
+  if (c.family == ModelFamily::Qwen2) {
+    // Qwen2's attention always has q/k/v biases and no o_proj bias, whatever the file says.
+    c.attention_bias = true;
+    c.o_proj_bias = false;
+  } else {
+    c.attention_bias = f.boolean("attention_bias").value_or(false);
+    c.o_proj_bias = c.attention_bias;
+  }
+  c.qk_norm = c.family == ModelFamily::Qwen3;
+  c.hidden_act = f.string("hidden_act").value_or("silu");
+  // transformers 4.56+ writes `dtype`; earlier versions `torch_dtype`.
+  if (const auto dtype = f.string("torch_dtype")) {
+    c.torch_dtype = *dtype;
+  } else if (const auto new_dtype = f.string("dtype")) {
+    c.torch_dtype = *new_dtype;
+  }
+  c.eos_token_ids = f.tokenIds("eos_token_id");
+  c.bos_token_id = f.integer("bos_token_id", 0, kMaxTokenId).value_or(-1);
+
+  // Architecture switches the forward pass does not implement: refusing them is better than
+  // silently computing something else.
+  if (f.boolean("use_sliding_window").value_or(false)) {
+    throwError(ErrorKind::Unsupported, file, "use_sliding_window",
+               "sliding-window attention is not supported");
+  }
+  if (f.boolean("mlp_bias").value_or(false)) {
+    throwError(ErrorKind::Unsupported, file, "mlp_bias", "MLP biases are not supported");
+  }
+  if (const json* layer_types = f.find("layer_types")) {
+    if (!layer_types->is_array()) {
+      configError(file, "layer_types", "must be a list, got " + describeJson(*layer_types));
+    }
+    for (std::size_t i = 0; i < layer_types->size(); ++i) {
+      const json& type = (*layer_types)[i];
+      if (!type.is_string() || type.get<std::string>() != "full_attention") {
+        throwError(ErrorKind::Unsupported, file, "layer_types[" + std::to_string(i) + "]",
+                   describeJson(type) + " is not supported (only full_attention)");
+      }
+    }
+  }
+
+  c.validate(file);
+  return c;
+}
+
+void ModelConfig::validate(const std::string& file) const {
+  auto checkRange = [&](const char* field, std::int64_t value, std::int64_t max) {
+    if (value < 1) configError(file, field, "must be positive, got " + std::to_string(value));
+    if (value > max) {
+      configError(file, field,
+                  std::to_string(value) + " is larger than the limit " + std::to_string(max));
+    }
+  };
+  checkRange("vocab_size", vocab_size, kMaxVocab);
+  checkRange("hidden_size", hidden_size, kMaxWidth);
+  checkRange("intermediate_size", intermediate_size, kMaxWidth);
+  checkRange("num_hidden_layers", num_hidden_layers, kMaxLayers);
+  checkRange("num_attention_heads", num_attention_heads, kMaxHeads);
+  checkRange("num_key_value_heads", num_key_value_heads, kMaxHeads);
+  checkRange("head_dim", head_dim, kMaxHeadDim);
+  checkRange("max_position_embeddings", max_position_embeddings, kMaxPositions);
+  if (num_attention_heads % num_key_value_heads != 0) {
+    configError(file, "num_key_value_heads",
+                std::to_string(num_key_value_heads) + " does not divide num_attention_heads " +
+                    std::to_string(num_attention_heads));
+  }
+  if (head_dim % 2 != 0) {
+    configError(file, "head_dim",
+                std::to_string(head_dim) +
+                    " must be even (rotary embeddings rotate pairs of dimensions)");
+  }
+  if (!(rms_norm_eps > 0) || !std::isfinite(rms_norm_eps)) {
+    configError(file, "rms_norm_eps", "must be positive, got " + formatNumber(rms_norm_eps));
+  }
+  if (!(rope_theta > 0) || !std::isfinite(rope_theta)) {
+    configError(file, "rope_theta", "must be positive, got " + formatNumber(rope_theta));
+  }
+  const RopeScaling& s = rope_scaling;
+  if (s.type != RopeScaling::Type::None && (!(s.factor > 0) || !std::isfinite(s.factor))) {
+    configError(file, "rope_scaling.factor", "must be positive, got " + formatNumber(s.factor));
+  }
+  if (s.type == RopeScaling::Type::Llama3) {
+    if (!(s.low_freq_factor > 0) || !(s.high_freq_factor > s.low_freq_factor)) {
+      configError(file, "rope_scaling.high_freq_factor",
+                  formatNumber(s.high_freq_factor) + " must be larger than low_freq_factor " +
+                      formatNumber(s.low_freq_factor) + " (and both positive)");
+    }
+    if (s.original_max_position_embeddings < 1) {
+      configError(file, "rope_scaling.original_max_position_embeddings", "must be positive");
+    }
+  }
+  if (s.type == RopeScaling::Type::Yarn && !(s.beta_fast > 0 && s.beta_slow > 0)) {
+    configError(file, "rope_scaling.beta_fast", "beta_fast and beta_slow must be positive");
+  }
+  if (hidden_act != "silu" && hidden_act != "swish") {
+    throwError(ErrorKind::Unsupported, file, "hidden_act",
+               hidden_act + " is not supported (only silu)");
+  }
+  if (torch_dtype != "float32" && torch_dtype != "float16" && torch_dtype != "bfloat16") {
+    configError(file, "torch_dtype",
+                torch_dtype + " is not a model dtype the studio knows (float32, float16, bfloat16)");
+  }
+  for (std::size_t i = 0; i < eos_token_ids.size(); ++i) {
+    if (eos_token_ids[i] < 0) {
+      configError(file, "eos_token_id", "token ids must not be negative");
+    }
+  }
+  countParameters(*this, file);
+}
+
+nlohmann::json ModelConfig::toJson() const {
+  // Start from the file as read so fields the studio does not interpret survive a round trip.
+  json out = raw.is_object() ? raw : json::object();
+  out.erase("rope_parameters");
+  out.erase("dtype");
+  if (!out.contains("architectures")) {
+    const char* architecture = family == ModelFamily::Qwen3   ? "Qwen3ForCausalLM"
+                               : family == ModelFamily::Qwen2 ? "Qwen2ForCausalLM"
+                                                              : "LlamaForCausalLM";
+    out["architectures"] = json::array({architecture});
+  }
+  out["model_type"] = model_type.empty() ? modelFamilyName(family) : model_type;
+  out["vocab_size"] = vocab_size;
+  out["hidden_size"] = hidden_size;
+  out["intermediate_size"] = intermediate_size;
+  out["num_hidden_layers"] = num_hidden_layers;
+  out["num_attention_heads"] = num_attention_heads;
+  out["num_key_value_heads"] = num_key_value_heads;
+  out["head_dim"] = head_dim;
+  out["max_position_embeddings"] = max_position_embeddings;
+  out["rms_norm_eps"] = rms_norm_eps;
+  out["rope_theta"] = rope_theta;
+  out["rope_scaling"] = ropeScalingToJson(rope_scaling);
+  out["tie_word_embeddings"] = tie_word_embeddings;
+  if (family == ModelFamily::Qwen2) {
+    out.erase("attention_bias");
+  } else {
+    out["attention_bias"] = attention_bias;
+  }
+  out["hidden_act"] = hidden_act;
+  out["torch_dtype"] = torch_dtype;
+  if (eos_token_ids.empty()) {
+    out.erase("eos_token_id");
+  } else if (eos_token_ids.size() == 1) {
+    out["eos_token_id"] = eos_token_ids.front();
+  } else {
+    out["eos_token_id"] = eos_token_ids;
+  }
+  if (bos_token_id >= 0) {
+    out["bos_token_id"] = bos_token_id;
+  } else {
+    out.erase("bos_token_id");
+  }
+  return out;
+}
+
+std::map<std::string, std::vector<std::int64_t>> ModelConfig::expectedTensorShapes() const {
+  const std::int64_t H = hidden_size, I = intermediate_size, hd = head_dim;
+  const std::int64_t q = num_attention_heads * hd;
+  const std::int64_t kv = num_key_value_heads * hd;
+  std::map<std::string, std::vector<std::int64_t>> shapes;
+  shapes["model.embed_tokens.weight"] = {vocab_size, H};
+  for (std::int64_t i = 0; i < num_hidden_layers; ++i) {
+    const std::string layer = "model.layers." + std::to_string(i) + ".";
+    shapes[layer + "input_layernorm.weight"] = {H};
+    shapes[layer + "post_attention_layernorm.weight"] = {H};
+    shapes[layer + "self_attn.q_proj.weight"] = {q, H};
+    shapes[layer + "self_attn.k_proj.weight"] = {kv, H};
+    shapes[layer + "self_attn.v_proj.weight"] = {kv, H};
+    shapes[layer + "self_attn.o_proj.weight"] = {H, q};
+    if (attention_bias) {
+      shapes[layer + "self_attn.q_proj.bias"] = {q};
+      shapes[layer + "self_attn.k_proj.bias"] = {kv};
+      shapes[layer + "self_attn.v_proj.bias"] = {kv};
+    }
+    if (o_proj_bias) shapes[layer + "self_attn.o_proj.bias"] = {H};
+    if (qk_norm) {
+      shapes[layer + "self_attn.q_norm.weight"] = {hd};
+      shapes[layer + "self_attn.k_norm.weight"] = {hd};
+    }
+    shapes[layer + "mlp.gate_proj.weight"] = {I, H};
+    shapes[layer + "mlp.up_proj.weight"] = {I, H};
+    shapes[layer + "mlp.down_proj.weight"] = {H, I};
+  }
+  shapes["model.norm.weight"] = {H};
+  if (!tie_word_embeddings) shapes["lm_head.weight"] = {vocab_size, H};
+  return shapes;
+}
+
+std::int64_t ModelConfig::parameterCount() const { return countParameters(*this, "config.json"); }
+
+}  // namespace studio::model
