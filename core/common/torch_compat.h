@@ -14,4 +14,9 @@ namespace studio::compat {
 // True when this libtorch was built with CUDA and a device is visible.
 inline bool cudaAvailable() { return torch::cuda::is_available(); }
 
+// Waits for the device's queued work (a no-op on the CPU): timings around GPU work need it.
+inline void synchronize(const torch::Device& device) {
+  if (device.is_cuda()) torch::cuda::synchronize(device.index());
+}
+
 }  // namespace studio::compat

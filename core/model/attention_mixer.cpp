@@ -70,6 +70,7 @@ void AttentionMixerImpl::record(ForwardContext& context, int layer, const Tensor
   if (indices.empty()) return;
   auto index = torch::tensor(indices, torch::kInt64).to(q.device());
   out.q_chunks.push_back(q.detach().index_select(2, index));
+  out.q_lse_chunks.push_back(lse.detach().index_select(2, index));
 }
 
 Tensor AttentionMixerImpl::forward(const Tensor& x, int layer, ForwardContext& context) {

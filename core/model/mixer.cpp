@@ -16,4 +16,10 @@ torch::Tensor ForwardCapture::queries(int layer) const {
   return chunks.size() == 1 ? chunks.front() : torch::cat(chunks, 2);
 }
 
+torch::Tensor ForwardCapture::queryLse(int layer) const {
+  const auto& chunks = layers.at(static_cast<std::size_t>(layer)).q_lse_chunks;
+  if (chunks.empty()) throwError(ErrorKind::Internal, "", "capture", "no query was recorded");
+  return chunks.size() == 1 ? chunks.front() : torch::cat(chunks, 2);
+}
+
 }  // namespace studio::model

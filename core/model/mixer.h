@@ -26,6 +26,7 @@ enum class AttentionMode {
 struct LayerCapture {
   std::vector<torch::Tensor> lse_chunks;  // each [B, Hq, T_chunk] float32, in call order
   std::vector<torch::Tensor> q_chunks;    // each [B, Hq, n, D]: queries at capture positions
+  std::vector<torch::Tensor> q_lse_chunks;  // each [B, Hq, n]: their log-sum-exp
   std::vector<std::int64_t> q_positions;  // the positions of the captured queries, in order
 };
 
@@ -34,9 +35,11 @@ struct ForwardCapture {
   std::vector<std::int64_t> query_positions; // record the post-RoPE queries at these positions
   std::vector<LayerCapture> layers;          // filled by the forward pass
 
-  // Concatenated results of one layer: lse [B, Hq, T_total], q [B, Hq, n, D].
+  // Concatenated results of one layer: lse [B, Hq, T_total]; the captured queries
+  // [B, Hq, n, D] and their log-sum-exp [B, Hq, n], in the order of LayerCapture::q_positions.
   torch::Tensor lse(int layer) const;
   torch::Tensor queries(int layer) const;
+  torch::Tensor queryLse(int layer) const;
 };
 
 struct ForwardContext {

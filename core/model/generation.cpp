@@ -1,0 +1,94 @@
+#include "core/model/generation.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "core/common/error.h"
+#include "core/model/inference.h"
+#include "core/tokenizer/stream_decoder.h"
+
+namespace studio::model {
+
+const char* stopReasonName(StopReason reason) {
+  switch (reason) {
+    case StopReason::Eos: return "eos";
+    case StopReason::StopString: return "stop_string";
+    case StopReason::MaxTokens: return "max_tokens";
+    case StopReason::Cancelled: return "cancelled";
+  }
+  return "unknown";
+}
+
+double Generation::logprobSum() const {
+  return std::accumulate(logprobs.begin(), logprobs.end(), 0.0);
+}
+
+namespace {
+
+// The position of the first stop string in `text` that starts at or after `from`, or npos.
+std::size_t findStop(const std::string& text, const std::vector<std::string>& stops,
+                     std::size_t from) {
+  std::size_t best = std::string::npos;
+  for (const std::string& stop : stops) {
+    if (stop.empty()) continue;
+    const std::size_t at = text.find(stop, from);
+    if (at != std::string::npos) best = std::min(best, at);
+  }
+  return best;
+}
+
+}  // namespace
+
+Generation generate(CausalLMImpl& lm, KVCache& cache, torch::Tensor logits, Sampler& sampler,
+                    const StopCriteria& stop,
+                    const std::shared_ptr<const tokenizer::Tokenizer>& tokenizer,
+                    const DecodeHooks& hooks) {
+  if (!stop.stop_strings.empty() && !tokenizer) {
+    throwArgument("stop_strings", "stop strings need a tokenizer");
+  }
+  torch::NoGradGuard no_grad;
+  Generation out;
+  std::unique_ptr<tokenizer::StreamDecoder> decoder;
+  if (tokenizer) decoder = std::make_unique<tokenizer::StreamDecoder>(tokenizer);
+  std::size_t longest_stop = 0;
+  for (const auto& s : stop.stop_strings) longest_stop = std::max(longest_stop, s.size());
+
+  for (std::int64_t index = 0; index < stop.max_tokens; ++index) {
+    if (hooks.cancelled && hooks.cancelled()) {
+      out.stop = StopReason::Cancelled;
+      return out;
+    }
+    GeneratedToken token;
+    token.index = index;
+    token.id = sampler.sample(logits);
+    token.logprob = tokenLogProb(logits, token.id);
+    if (decoder) token.text = decoder->push(token.id);
+    out.ids.push_back(token.id);
+    out.logprobs.push_back(token.logprob);
+    const std::size_t searched_from = out.text.size() > longest_stop ? out.text.size() - longest_stop : 0;
+    out.text += token.text;
+    if (hooks.on_token) hooks.on_token(token);
+
+    if (std::find(stop.eos_ids.begin(), stop.eos_ids.end(), token.id) != stop.eos_ids.end()) {
+      out.stop = StopReason::Eos;
+      return out;
+    }
+    const std::size_t at = findStop(out.text, stop.stop_strings, searched_from);
+    // Feed the token so that the cache holds everything generated (and the probe sees it).
+    ForwardCapture capture;
+    if (hooks.on_step) capture.query_positions = {cache.length()};
+    const std::int64_t position = cache.length();
+    logits = decodeStep(lm, cache, token.id, hooks.on_step ? &capture : nullptr);
+    if (hooks.on_step) hooks.on_step(position, capture);
+    if (at != std::string::npos) {
+      out.text.resize(at);
+      out.stop = StopReason::StopString;
+      return out;
+    }
+  }
+  if (decoder) out.text += decoder->flush();
+  out.stop = StopReason::MaxTokens;
+  return out;
+}
+
+}  // namespace studio::model

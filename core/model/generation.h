@@ -1,0 +1,60 @@
+#pragma once
+// Autoregressive generation after a prefill: sample, stop on EOS, on stop strings or at a token
+// limit, report every token as it comes.
+
+#include <torch/torch.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/model/causal_lm.h"
+#include "core/model/kv_cache.h"
+#include "core/model/mixer.h"
+#include "core/model/sampler.h"
+#include "core/tokenizer/tokenizer.h"
+
+namespace studio::model {
+
+struct StopCriteria {
+  std::int64_t max_tokens = 32;
+  std::vector<std::int64_t> eos_ids;
+  std::vector<std::string> stop_strings;  // needs a tokenizer
+};
+
+enum class StopReason { Eos, StopString, MaxTokens, Cancelled };
+const char* stopReasonName(StopReason reason);
+
+struct GeneratedToken {
+  std::int64_t index = 0;  // among the generated tokens
+  std::int64_t id = 0;
+  double logprob = 0;      // log p(id) under the model (temperature 1)
+  std::string text;        // the text this token completes (may be empty mid-character)
+};
+
+struct Generation {
+  std::vector<std::int64_t> ids;
+  std::vector<double> logprobs;
+  std::string text;  // decoded, cut before a stop string
+  StopReason stop = StopReason::MaxTokens;
+  double logprobSum() const;
+};
+
+struct DecodeHooks {
+  std::function<void(const GeneratedToken&)> on_token;
+  std::function<bool()> cancelled;
+  // When set, every decode step captures the fed token's query (and its log-sum-exp) and this is
+  // called with it: the probes of thinking tokens (SPEC §1, Prop. 2.4).
+  std::function<void(std::int64_t position, const ForwardCapture&)> on_step;
+};
+
+// `logits`: [vocab], the prediction for the first new token (what prefill() returned). The
+// generated tokens are fed into `cache` as they are sampled (the last one too unless generation
+// stopped on EOS or a cancel), so a caller can continue from where it stopped.
+Generation generate(CausalLMImpl& lm, KVCache& cache, torch::Tensor logits, Sampler& sampler,
+                    const StopCriteria& stop,
+                    const std::shared_ptr<const tokenizer::Tokenizer>& tokenizer,
+                    const DecodeHooks& hooks = {});
+
+}  // namespace studio::model

@@ -1,0 +1,51 @@
+#include "core/model/inference.h"
+
+#include "core/common/error.h"
+
+namespace studio::model {
+
+torch::Tensor prefill(CausalLMImpl& lm, KVCache& cache, const std::vector<std::int64_t>& ids,
+                      const PrefillOptions& options) {
+  if (ids.empty()) throwArgument("prompt", "nothing to prefill");
+  for (std::int64_t id : ids) {
+    if (id < 0 || id >= lm.config().vocab_size) {
+      throwArgument("ids", "token id " + std::to_string(id) + " is outside the vocabulary [0, " +
+                               std::to_string(lm.config().vocab_size) + ")");
+    }
+  }
+  torch::NoGradGuard no_grad;
+  const auto total = static_cast<std::int64_t>(ids.size());
+  cache.reserve(cache.length() + total);
+  const std::int64_t chunk = std::max<std::int64_t>(1, options.chunk);
+  torch::Tensor last_hidden;
+  for (std::int64_t start = 0; start < total; start += chunk) {
+    const std::int64_t end = std::min(total, start + chunk);
+    std::vector<std::int64_t> piece(ids.begin() + start, ids.begin() + end);
+    ForwardContext context;
+    context.mode = AttentionMode::Extend;
+    context.cache = &cache;
+    context.capture = options.capture;
+    auto hidden = lm.forward(torch::tensor(piece, torch::kInt64).unsqueeze(0), context);
+    last_hidden = hidden.select(1, hidden.size(1) - 1);  // [1, hidden]
+    if (options.progress && !options.progress(end, total)) {
+      throwError(ErrorKind::Cancelled, "", "prefill", "cancelled");
+    }
+  }
+  return lm.logits(last_hidden)[0];
+}
+
+torch::Tensor decodeStep(CausalLMImpl& lm, KVCache& cache, std::int64_t token,
+                         ForwardCapture* capture) {
+  if (token < 0 || token >= lm.config().vocab_size) {
+    throwArgument("token", std::to_string(token) + " is outside the vocabulary");
+  }
+  torch::NoGradGuard no_grad;
+  ForwardContext context;
+  context.mode = AttentionMode::Extend;
+  context.cache = &cache;
+  context.capture = capture;
+  auto hidden = lm.forward(torch::tensor({token}, torch::kInt64).unsqueeze(0), context);
+  return lm.logits(hidden[0][0]);
+}
+
+}  // namespace studio::model
