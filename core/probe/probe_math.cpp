@@ -1,0 +1,117 @@
+#include "core/probe/probe_math.h"
+
+#include <cmath>
+#include <limits>
+
+#include "core/common/error.h"
+
+namespace studio::probe {
+
+using torch::Tensor;
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// [S] bool: key j is in the target set.
+Tensor targetMask(const std::vector<Span>& targets, std::int64_t keys) {
+  auto mask = torch::zeros({keys}, torch::kBool);
+  for (const Span& span : targets) {
+    const auto start = std::clamp<std::int64_t>(span.start, 0, keys);
+    const auto end = std::clamp<std::int64_t>(span.end, 0, keys);
+    if (end > start) mask.narrow(0, start, end - start).fill_(true);
+  }
+  return mask;
+}
+
+}  // namespace
+
+double requiredMargin(std::int64_t keys, double epsilon) {
+  if (keys < 2) return -kInf;
+  return std::log(static_cast<double>(keys - 1) * (1 - epsilon) / epsilon);
+}
+
+double dilutionBound(std::int64_t near_ties, double delta) {
+  return 1.0 / (1.0 + static_cast<double>(near_ties) * std::exp(-delta));
+}
+
+std::vector<std::vector<QueryStats>> queryStats(const Tensor& q_in, const Tensor& lse_in,
+                                                const std::vector<Tensor>& key_segments,
+                                                const std::vector<std::int64_t>& positions,
+                                                const std::vector<Span>& targets, double scale,
+                                                const ProbeOptions& options) {
+  torch::NoGradGuard no_grad;
+  const auto Hq = q_in.size(0), n = q_in.size(1), D = q_in.size(2);
+  if (static_cast<std::int64_t>(positions.size()) != n) {
+    throwError(ErrorKind::Internal, "", "probe", "one position per query is required");
+  }
+  // The logits are computed where the keys are, in at least float32, and then analysed in
+  // float64 on the CPU: a row per query and head is small, and the margins of long contexts are
+  // differences of large log-sums.
+  auto lse = lse_in.to(torch::kCPU, torch::kFloat64);
+  std::vector<Tensor> parts;
+  for (const Tensor& k : key_segments) {
+    const auto Hkv = k.size(0), G = Hq / Hkv;
+    const auto type = at::promote_types(k.scalar_type(), torch::kFloat32);
+    auto q = q_in.to(k.device(), type).reshape({Hkv, G * n, D});
+    // [Hkv, G·n, D] @ [Hkv, D, len] -> [Hq, n, len]
+    parts.push_back(torch::matmul(q, k.to(type).transpose(1, 2))
+                        .view({Hq, n, -1})
+                        .to(torch::kCPU, torch::kFloat64));
+  }
+  auto z = (parts.size() == 1 ? parts.front() : torch::cat(parts, 2)) * scale;  // [Hq, n, S]
+  const auto S = z.size(2);
+  auto is_target = targetMask(targets, S);
+  auto key_positions = torch::arange(S, torch::kInt64);
+  auto pos = torch::tensor(positions, torch::kInt64);
+  auto visible = key_positions.unsqueeze(0) <= pos.unsqueeze(1);                // [n, S]
+  auto target_visible = visible.logical_and(is_target.unsqueeze(0));            // [n, S]
+  auto other_visible = visible.logical_and(is_target.logical_not().unsqueeze(0));
+
+  // Weights from the attention's own lse: α_j = exp(z_j − lse).
+  auto alpha = (z - lse.unsqueeze(-1)).exp();                                   // [Hq, n, S]
+  auto mass = (alpha * target_visible).sum(-1);                                 // [Hq, n]
+  auto other_mass = (alpha * other_visible).sum(-1);
+  auto z_target = z.masked_fill(target_visible.logical_not(), -kInf);
+  auto best = z_target.max(-1);
+  auto max_target = std::get<0>(best);                                          // [Hq, n]
+  auto best_index = std::get<1>(best);
+  // Σ_{j ≠ j*} e^{z_j} over visible keys, for the single-target margin of the best target.
+  auto without_best = z.masked_fill(visible.logical_not(), -kInf)
+                          .scatter(-1, best_index.unsqueeze(-1), -kInf);
+  auto log_rest = torch::logsumexp(without_best, -1);
+
+  std::vector<Tensor> near_ties;
+  for (double delta : options.deltas) {
+    auto close = (z >= (max_target - delta).unsqueeze(-1)).logical_and(other_visible);
+    near_ties.push_back(close.sum(-1));                                         // [Hq, n] int64
+  }
+
+  std::vector<std::vector<QueryStats>> out(static_cast<std::size_t>(Hq));
+  auto mass_a = mass.accessor<double, 2>();
+  auto other_a = other_mass.accessor<double, 2>();
+  auto lse_a = lse.accessor<double, 2>();
+  auto max_a = max_target.accessor<double, 2>();
+  auto rest_a = log_rest.accessor<double, 2>();
+  for (std::int64_t h = 0; h < Hq; ++h) {
+    for (std::int64_t i = 0; i < n; ++i) {
+      QueryStats stats;
+      stats.pos = positions[static_cast<std::size_t>(i)];
+      stats.lse = lse_a[h][i];
+      stats.mass = mass_a[h][i];
+      // The set margin is logit(mass): log Σ_τ e^{z_τ} − log Σ_{j∉T} e^{z_j}.
+      stats.margin = std::log(mass_a[h][i]) - std::log(other_a[h][i]);
+      stats.max_target_logit = max_a[h][i];
+      stats.margin_best = max_a[h][i] - rest_a[h][i];
+      for (std::size_t d = 0; d < options.deltas.size(); ++d) {
+        const auto m = near_ties[d][h][i].item<std::int64_t>();
+        stats.near_ties.push_back(m);
+        stats.dilution_bound.push_back(dilutionBound(m, options.deltas[d]));
+      }
+      out[static_cast<std::size_t>(h)].push_back(std::move(stats));
+    }
+  }
+  return out;
+}
+
+}  // namespace studio::probe
