@@ -1,0 +1,44 @@
+#include "core/engine/flop_model.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace studio::engine {
+
+FlopShape FlopShape::of(const model::ModelConfig& config) {
+  FlopShape shape;
+  shape.layers = static_cast<double>(config.num_hidden_layers);
+  shape.hidden = static_cast<double>(config.hidden_size);
+  shape.mlp_ratio = static_cast<double>(config.intermediate_size) / shape.hidden;
+  return shape;
+}
+
+double prefillFlops(const FlopShape& s, double T) { return s.cQuad() * T * T + s.cTok() * T; }
+
+double generationFlops(const FlopShape& s, double T, double n) {
+  return s.cQuad() * (n * T + n * (n - 1) / 2) + s.cTok() * n;
+}
+
+double qtttStepFlops(const FlopShape& s, double T, double k) {
+  return 2 * (s.cQuad() * k * T + (2 + 2 * s.mlp_ratio) * s.layers * k * s.hidden * s.hidden);
+}
+
+double fullTttStepFlops(const FlopShape& s, double T) { return generationFlops(s, T, 1.2 * T); }
+
+std::int64_t thinkingTokensForBudget(const FlopShape& s, double T, double budget) {
+  if (budget <= 0) return 0;
+  double lo = 0, hi = 1;
+  while (generationFlops(s, T, hi) <= budget) hi *= 2;
+  for (int i = 0; i < 200 && hi - lo > 0.5; ++i) {
+    const double mid = (lo + hi) / 2;
+    (generationFlops(s, T, mid) <= budget ? lo : hi) = mid;
+  }
+  return static_cast<std::int64_t>(std::floor(lo));
+}
+
+std::int64_t qtttStepsForBudget(const FlopShape& s, double T, double k, double budget) {
+  if (budget <= 0) return 0;
+  return std::max<std::int64_t>(1, static_cast<std::int64_t>(budget / qtttStepFlops(s, T, k)));
+}
+
+}  // namespace studio::engine

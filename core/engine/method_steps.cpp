@@ -1,0 +1,103 @@
+#include "core/engine/method_steps.h"
+
+#include <cmath>
+
+#include "core/model/inference.h"
+#include "core/probe/attention_probe.h"
+
+namespace studio::engine {
+
+PrefillState prefillPrompt(RunContext& context, const PreparedPrompt& prompt) {
+  PrefillState state{model::KVCache(context.lm().numLayers()), {}, std::nullopt};
+  model::ForwardCapture capture;
+  capture.query_positions = {prompt.answerQuery()};
+  model::PrefillOptions options;
+  options.capture = &capture;
+  options.progress = [&](std::int64_t done, std::int64_t total) {
+    context.progress("prefill", done, total);
+    return !context.cancelled();
+  };
+  state.logits = model::prefill(context.lm(), state.cache, prompt.ids, options);
+  if (!prompt.target_tokens.empty()) {
+    state.probe = probe::measureCapture(context.lm(), state.cache, capture, prompt.target_tokens,
+                                        context.probe_options);
+    context.emit(ProbeEvent{"prefill", -1, *state.probe});
+  }
+  return state;
+}
+
+DecodeOutcome decode(RunContext& context, model::KVCache& cache, torch::Tensor logits,
+                     const PreparedPrompt& prompt, const DecodeRequest& request) {
+  DecodeOutcome outcome;
+  model::Sampler sampler(request.sampling);
+  model::StopCriteria stop;
+  stop.max_tokens = request.max_tokens;
+  stop.eos_ids = context.eosIds();
+  stop.stop_strings = request.stop_strings;
+  model::DecodeHooks hooks;
+  hooks.cancelled = [&] { return context.cancelled(); };
+  hooks.on_token = [&](const model::GeneratedToken& token) {
+    if (request.emit_tokens) {
+      context.emit(TokenEvent{token.index, token.id, token.text, token.logprob, request.phase,
+                              request.branch});
+    }
+    context.progress(request.phase, token.index + 1, request.max_tokens);
+  };
+  const bool probing = request.probe_steps && !prompt.target_tokens.empty();
+  if (probing) {
+    std::int64_t step = 0;
+    hooks.on_step = [&](std::int64_t, const model::ForwardCapture& capture) {
+      auto result = probe::measureCapture(context.lm(), cache, capture, prompt.target_tokens,
+                                          context.probe_options);
+      outcome.step_masses.push_back(result.mean_mass);
+      outcome.step_margins.push_back(result.mean_margin);
+      context.emit(ProbeEvent{request.phase == "answer" ? "decode" : request.phase, step++,
+                              std::move(result)});
+    };
+  }
+  outcome.generation = model::generate(context.lm(), cache, std::move(logits), sampler, stop,
+                                       context.tokenizer(), hooks);
+  context.checkCancelled();
+  return outcome;
+}
+
+void summarizeAnswerProbes(const std::optional<probe::ProbeResult>& first,
+                           const DecodeOutcome& answer, RunResult& result) {
+  if (!first) return;
+  // Answer steps: the first token's query, then the query of every answer token fed back
+  // except the last one (its prediction is not part of the answer).
+  std::vector<double> masses{first->mean_mass};
+  std::vector<double> margins{first->mean_margin};
+  const std::size_t later = answer.generation.ids.empty() ? 0 : answer.generation.ids.size() - 1;
+  for (std::size_t i = 0; i < later && i < answer.step_masses.size(); ++i) {
+    masses.push_back(answer.step_masses[i]);
+    margins.push_back(answer.step_margins[i]);
+  }
+  double mass = 0, margin = 0;
+  std::size_t finite = 0;
+  for (std::size_t i = 0; i < masses.size(); ++i) {
+    mass += masses[i];
+    if (std::isfinite(margins[i])) {
+      margin += margins[i];
+      ++finite;
+    }
+  }
+  result.target_mass = mass / static_cast<double>(masses.size());
+  if (finite) result.target_margin = margin / static_cast<double>(finite);
+  result.details["answer_query_mass"] = first->mean_mass;
+  result.details["answer_steps"] = masses.size();
+}
+
+std::string firstLine(const std::string& text) {
+  const auto begin = text.find_first_not_of(" \t\r\n");
+  if (begin == std::string::npos) return "";
+  auto end = text.find('\n', begin);
+  if (end == std::string::npos) end = text.size();
+  auto line = text.substr(begin, end - begin);
+  while (!line.empty() && (line.back() == ' ' || line.back() == '\r' || line.back() == '\t')) {
+    line.pop_back();
+  }
+  return line;
+}
+
+}  // namespace studio::engine

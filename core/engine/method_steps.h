@@ -1,0 +1,59 @@
+#pragma once
+// The steps methods share: prefill the prompt (probing the answer query), decode with token and
+// probe events, and the answer-steps summary of the probes.
+
+#include <torch/torch.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/engine/run_context.h"
+#include "core/engine/run_result.h"
+#include "core/model/generation.h"
+#include "core/model/kv_cache.h"
+#include "core/probe/probe_result.h"
+
+namespace studio::engine {
+
+struct PrefillState {
+  model::KVCache cache;
+  torch::Tensor logits;                       // [vocab]: prediction of the first new token
+  std::optional<probe::ProbeResult> probe;    // the answer query's, when there are targets
+};
+
+// Prefills `prompt` with progress events and, when it has targets, emits the answer query's probe
+// (phase "prefill").
+PrefillState prefillPrompt(RunContext& context, const PreparedPrompt& prompt);
+
+struct DecodeRequest {
+  model::SamplingParams sampling;
+  std::int64_t max_tokens = 32;
+  std::vector<std::string> stop_strings;
+  std::string phase = "answer";  // TokenEvent / progress stage: "answer", "think", ...
+  int branch = 0;
+  bool probe_steps = true;       // emit a ProbeEvent per fed token (needs targets)
+  bool emit_tokens = true;
+};
+
+struct DecodeOutcome {
+  model::Generation generation;
+  std::vector<double> step_masses;    // mean target mass of each fed token's query
+  std::vector<double> step_margins;
+};
+
+// Generates from `logits` into `cache` (see model::generate), reporting tokens and per-token
+// probes against `prompt`'s targets.
+DecodeOutcome decode(RunContext& context, model::KVCache& cache, torch::Tensor logits,
+                     const PreparedPrompt& prompt, const DecodeRequest& request);
+
+// The paper's answer-query summary: the mean over answer steps (the query that predicted each
+// answer token) of the mean over layers and heads. `first` is the probe of the query that
+// predicted the first answer token; `later` the decode probes of the answer tokens after it.
+void summarizeAnswerProbes(const std::optional<probe::ProbeResult>& first,
+                           const DecodeOutcome& answer, RunResult& result);
+
+// The first line of generated text, trimmed: what a non-thinking answer is taken to be.
+std::string firstLine(const std::string& text);
+
+}  // namespace studio::engine

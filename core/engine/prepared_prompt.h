@@ -1,0 +1,43 @@
+#pragma once
+// A run's prompt as the model sees it: the template applied to the document and question, its
+// tokens, and the target set mapped from characters of the document to tokens of the prompt.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/common/span.h"
+#include "core/engine/prompt_template.h"
+#include "core/engine/run_spec.h"
+#include "core/tokenizer/tokenizer.h"
+
+namespace studio::engine {
+
+struct PreparedPrompt {
+  std::string text;
+  std::vector<std::int64_t> ids;
+  std::vector<Span> token_bytes;      // each token's byte span in `text`
+  std::size_t context_offset = 0;     // byte offset of the document inside `text`
+  std::vector<Span> target_tokens;    // token ranges of the target set (merged, sorted)
+  bool thinking = false;
+
+  std::int64_t length() const { return static_cast<std::int64_t>(ids.size()); }
+  // The position whose query predicts the first answer token.
+  std::int64_t answerQuery() const { return length() - 1; }
+};
+
+// Applies the template (answer or thinking) to spec's document and question, tokenizes it, and
+// maps the targets: spec.target_tokens as given (checked against the prompt length), else
+// spec.target_chars (code points of document_text) through the tokens' byte offsets.
+PreparedPrompt preparePrompt(const RunSpec& spec, const tokenizer::Tokenizer& tokenizer,
+                             bool thinking);
+
+// Token ranges whose bytes intersect any of `byte_spans` (sorted, merged).
+std::vector<Span> tokensCovering(const std::vector<Span>& token_bytes,
+                                 const std::vector<Span>& byte_spans);
+
+// Character (code point) spans of every occurrence of `needle` in `text`; none is an error that
+// names the text searched for.
+std::vector<Span> findTextSpans(const std::string& text, const std::string& needle);
+
+}  // namespace studio::engine

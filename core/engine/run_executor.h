@@ -1,0 +1,33 @@
+#pragma once
+// Runs one RunSpec from start to finish on the calling thread: resolve the method and its
+// parameters (sized to the FLOP budget when one is given), load the model, run, score, and
+// account for FLOPs and wall time. Every failure becomes a result with status Failed (or
+// Cancelled) and a message; nothing escapes.
+
+#include <functional>
+
+#include "core/engine/events.h"
+#include "core/engine/model_cache.h"
+#include "core/engine/run_result.h"
+#include "core/engine/run_spec.h"
+
+namespace studio::engine {
+
+class EventSink {
+ public:
+  virtual ~EventSink() = default;
+  // The spec as it will run: parameters resolved and sized.
+  virtual void runStarted(const RunSpec& spec) {}
+  virtual void event(const Event& event) = 0;
+  virtual void runFinished(const RunResult& result) {}
+};
+
+// Resolves spec.params against the method's declarations and, with spec.budget_flops, sizes them.
+// Needs the model's shape (for the budget) and the prompt length: `context_tokens`.
+RunSpec resolveSpec(const RunSpec& spec, const model::ModelConfig& config,
+                    std::int64_t context_tokens);
+
+RunResult executeRun(const RunSpec& spec, ModelCache& models, EventSink& sink,
+                     const std::function<bool()>& cancelled);
+
+}  // namespace studio::engine
