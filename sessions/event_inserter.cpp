@@ -50,7 +50,7 @@ namespace {
 struct InsertVisitor {
   std::int64_t run_id;
   std::int64_t seq;
-  EventInserter::Statements& s;  // NOLINT: a visitor over one insert
+  EventInserter::Statements& s;
 
   SqliteStatement& start(SqliteStatement& statement) const {
     return statement.bind(0, run_id).bind(1, seq);

@@ -66,7 +66,7 @@ std::vector<RunSummary> SessionReader::queryRuns(const char* where, std::int64_t
   const bool writer_alive = m_store.writerAlive();
   return m_store.withDatabase([&](SqliteDatabase& db) {
     SqliteStatement statement(db, std::string(kRunColumns) + where + " ORDER BY r.id");
-    if (statement.columnCount() > 0 && std::string(where).find('?') != std::string::npos) {
+    if (std::string(where).find('?') != std::string::npos) {
       statement.bind(0, parameter);
     }
     std::vector<RunSummary> runs;

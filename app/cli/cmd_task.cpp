@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <iomanip>
 #include <iostream>
 #include <memory>
 
@@ -195,7 +196,7 @@ void addScore(CLI::App& task, int& exit_code) {
       throwArgument("--meta", std::string("not valid JSON: ") + error.what());
     }
     const std::string answer = task::extractAnswer(*prediction, *thinking);
-    std::cout << task::score(*scorer, answer, *answers, meta_json) << "\n";
+    std::cout << std::setprecision(15) << task::score(*scorer, answer, *answers, meta_json) << "\n";
   });
 }
 

@@ -97,7 +97,7 @@ std::string extractAnswer(std::string_view output, bool thinking) {
   if (thinking) {
     if (auto final_answer = extractFinal(output)) return *final_answer;
   }
-  return trimAndStripQuotes(output);
+  return std::string(output);
 }
 
 std::string squadNormalize(std::string_view text_bytes) {

@@ -15,8 +15,9 @@ std::string trimAndStripQuotes(std::string_view text);
 
 // The substring after the last "Final:", trimmed and unquoted; nullopt when there is none.
 std::optional<std::string> extractFinal(std::string_view output);
-// What a scorer should see: for thinking runs the text after the last "Final:" (the whole output,
-// trimmed and unquoted, when the model never wrote it), otherwise the output trimmed and unquoted.
+// What a scorer should see: for thinking runs the text after the last "Final:" (trimmed and
+// unquoted), or the whole output when the model never wrote the tag; otherwise the output as it
+// is, since benchmark scorers apply their own clean-up (first lines, sentence splits, ...).
 std::string extractAnswer(std::string_view output, bool thinking);
 
 // SQuAD's normalize_answer: lowercase, drop string.punctuation, drop the words a/an/the, collapse

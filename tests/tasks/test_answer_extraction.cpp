@@ -8,7 +8,7 @@ TEST_CASE("extraction: the text after the last Final:, trimmed and unquoted", "[
   CHECK(extractFinal("reasoning... Final: draft\nmore thought\nFinal:  \"Lisbon\" \n") == "Lisbon");
   CHECK(extractFinal("Final: unknown") == "unknown");
   CHECK_FALSE(extractFinal("the answer is Lisbon").has_value());
-  CHECK(extractAnswer("  'Lisbon'  ", false) == "Lisbon");
+  CHECK(extractAnswer("  'Lisbon'  ", false) == "  'Lisbon'  ");
   CHECK(extractAnswer("no tag, just Lisbon", true) == "no tag, just Lisbon");
   CHECK(extractAnswer("think... Final: Porto", true) == "Porto");
   CHECK(extractAnswer("think... Final: Porto", false) == "think... Final: Porto");
