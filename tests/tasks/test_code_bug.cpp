@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -187,7 +189,8 @@ TEST_CASE("code_bug: same seed, same bytes; other seeds, other bugs", "[tasks]")
 }
 
 TEST_CASE("code_bug: a custom source folder, and clear errors for bad ones", "[tasks]") {
-  const auto dir = std::filesystem::temp_directory_path() / "studio_code_bug_test";
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("studio_code_bug_test_" + std::to_string(getpid()));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir / "pkg");
   std::ofstream(dir / "pkg" / "a.py") << "def f(x):\n    y = x - 1\n    return y\n";

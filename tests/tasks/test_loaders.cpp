@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 
@@ -27,7 +29,8 @@ std::vector<std::int64_t> issueLines(const task::LoadResult& result) {
 }
 
 std::string temporaryFile(const std::string& name, const std::string& content) {
-  const auto path = std::filesystem::temp_directory_path() / name;
+  const auto path =
+      std::filesystem::temp_directory_path() / (std::to_string(getpid()) + "_" + name);
   std::ofstream(path, std::ios::binary) << content;
   return path.string();
 }

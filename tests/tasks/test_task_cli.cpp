@@ -1,47 +1,17 @@
 #include <catch2/catch.hpp>
 
-#include <sys/wait.h>
-
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "core/common/utf8.h"
+#include "support/run_cli.h"
 #include "task_test_helpers.h"
 
 using nlohmann::json;
 
-namespace {
-
-struct Run {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-// Runs studio-cli with `arguments` (already shell-quoted), capturing stdout and stderr.
-Run runCli(const std::string& arguments) {
-  const std::string binary = std::string(STUDIO_TEST_BINARY_DIR) + "/../app/studio-cli";
-  REQUIRE(std::filesystem::exists(binary));
-  const auto err_path = std::filesystem::temp_directory_path() / "studio_task_cli_stderr.txt";
-  const std::string command = binary + " " + arguments + " 2>" + err_path.string();
-  Run run;
-  FILE* pipe = popen(command.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  char buffer[65536];
-  std::size_t n;
-  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) run.out.append(buffer, n);
-  const int status = pclose(pipe);
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream err(err_path);
-  std::stringstream text;
-  text << err.rdbuf();
-  run.err = text.str();
-  return run;
-}
-
-}  // namespace
+using Run = studio::test::CliRun;
+using studio::test::runCli;
 
 TEST_CASE("task generate prints one JSON item whose targets slice the context", "[tasks]") {
   for (const char* task : {"tx_log", "code_bug", "niah"}) {
