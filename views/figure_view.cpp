@@ -1,0 +1,49 @@
+#include "views/figure_view.h"
+
+#include <QContextMenuEvent>
+#include <QFileDialog>
+#include <QMenu>
+#include <QMessageBox>
+#include <QPainter>
+
+#include "core/common/error.h"
+#include "views/figure_export.h"
+#include "views/figure_painter.h"
+
+namespace studio::views {
+
+FigureView::FigureView(QWidget* parent) : QWidget(parent) {
+  setAttribute(Qt::WA_OpaquePaintEvent);
+}
+
+void FigureView::setFigure(Figure figure) {
+  m_figure = std::move(figure);
+  setToolTip(QString::fromStdString(m_figure.caption));
+  update();
+}
+
+void FigureView::paintEvent(QPaintEvent*) {
+  QPainter painter(this);
+  paintFigure(painter, QRectF(rect()), m_figure);
+}
+
+void FigureView::contextMenuEvent(QContextMenuEvent* event) {
+  QMenu menu(this);
+  menu.addAction(tr("Export figure…"), this, &FigureView::exportWithDialog);
+  menu.exec(event->globalPos());
+}
+
+void FigureView::exportWithDialog() {
+  const QString name = QString::fromStdString(m_figure.name.empty() ? "figure" : m_figure.name);
+  const QString path =
+      QFileDialog::getSaveFileName(this, tr("Export figure"), name + QStringLiteral(".svg"),
+                                   tr("SVG (*.svg);;PDF (*.pdf);;PNG (*.png)"));
+  if (path.isEmpty()) return;
+  try {
+    exportFigure(m_figure, path, figureFormatFromPath(path));
+  } catch (const Error& error) {
+    QMessageBox::warning(this, tr("Cannot export the figure"), QString::fromUtf8(error.what()));
+  }
+}
+
+}  // namespace studio::views

@@ -1,0 +1,308 @@
+#include "views/run_figures.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <map>
+
+#include "core/common/error.h"
+#include "core/probe/probe_math.h"
+
+namespace studio::views {
+
+namespace {
+
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+std::string modelName(const std::vector<const RunTrace*>& runs) {
+  for (const RunTrace* run : runs) {
+    if (!run->spec.model_path.empty()) {
+      std::filesystem::path path(run->spec.model_path);
+      if (!path.has_filename()) path = path.parent_path();  // "models/qwen3/"
+      return path.filename().string();
+    }
+  }
+  return {};
+}
+
+std::string captionOf(const std::vector<const RunTrace*>& runs) {
+  std::string caption;
+  const std::string model = modelName(runs);
+  if (!model.empty()) caption = "model " + model;
+  for (const RunTrace* run : runs) {
+    if (!caption.empty()) caption += "; ";
+    caption += "#" + std::to_string(run->id) + " " + run->parameterText() +
+               " seed=" + std::to_string(run->spec.seed);
+  }
+  return caption;
+}
+
+// The mean over heads and queries of a per-query value.
+template <typename Value>
+double meanOverQueries(const probe::ProbeResult& probe, Value value) {
+  double sum = 0;
+  std::int64_t count = 0;
+  for (const probe::HeadStats& head : probe.heads) {
+    for (const probe::QueryStats& query : head.queries) {
+      const double v = value(query);
+      if (!std::isfinite(v)) continue;
+      sum += v;
+      ++count;
+    }
+  }
+  return count > 0 ? sum / count : kNaN;
+}
+
+Figure qtttLoss(const std::vector<const RunTrace*>& runs) {
+  Figure f;
+  f.title = "qTTT loss per step";
+  f.x_label = "qTTT step";
+  f.y_label = "span loss (nats / token)";
+  f.empty_text = "No qTTT steps in these runs (the loss is drawn for runs of qttt).";
+  for (std::size_t r = 0; r < runs.size(); ++r) {
+    FigureSeries series;
+    series.name = runs[r]->label();
+    series.color_index = static_cast<int>(r);
+    for (const engine::StepMetricEvent& step : runs[r]->steps) {
+      if (step.phase != "qttt") continue;
+      series.xs.push_back(static_cast<double>(step.step + 1));
+      series.ys.push_back(step.loss);
+    }
+    if (!series.xs.empty()) f.series.push_back(std::move(series));
+  }
+  return f;
+}
+
+// Mass or margin of the answer query: step 0 after the prefill, step k after k qTTT steps.
+Figure answerPerStep(const std::vector<const RunTrace*>& runs, bool margin) {
+  Figure f;
+  f.title = margin ? "Answer query: target margin per step" : "Answer query: target mass per step";
+  f.x_label = "qTTT step (0 = after the prefill)";
+  f.y_label = margin ? "set margin (nats)" : "target mass (attention probability)";
+  f.empty_text = "No attention probes in these runs: give the run target spans.";
+  double required = kNaN;
+  double last_step = 0;
+  for (std::size_t r = 0; r < runs.size(); ++r) {
+    FigureSeries series;
+    series.name = runs[r]->label();
+    series.color_index = static_cast<int>(r);
+    for (const engine::ProbeEvent& event : runs[r]->probes) {
+      double x = 0;
+      if (event.phase == "qttt_step") {
+        x = static_cast<double>(event.step + 1);
+      } else if (event.phase != "prefill") {
+        continue;
+      }
+      series.xs.push_back(x);
+      series.ys.push_back(margin ? event.result.mean_margin : event.result.mean_mass);
+      last_step = std::max(last_step, x);
+      if (std::isnan(required)) required = event.result.required_margin;
+    }
+    if (series.xs.size() == 1) series.style = FigureSeries::Style::Points;
+    if (!series.xs.empty()) f.series.push_back(std::move(series));
+  }
+  if (margin && std::isfinite(required) && !f.series.empty()) {
+    FigureSeries bound;
+    bound.name = "required margin (Lemma 2.3, ε = 0.1)";
+    bound.style = FigureSeries::Style::Dashed;
+    bound.color_index = 6;
+    bound.xs = {0, std::max(1.0, last_step)};
+    bound.ys = {required, required};
+    f.series.push_back(std::move(bound));
+  }
+  return f;
+}
+
+Figure massPerLayer(const std::vector<const RunTrace*>& runs) {
+  Figure f;
+  f.title = "Target mass per layer, before and after the method";
+  f.x_label = "layer";
+  f.y_label = "target mass (mean over heads)";
+  f.empty_text = "No attention probes in these runs: give the run target spans.";
+  auto add = [&](const probe::ProbeResult* probe, std::string name, int color, bool dashed) {
+    if (!probe || probe->mean_mass_per_layer.empty()) return;
+    FigureSeries series;
+    series.name = std::move(name);
+    series.color_index = color;
+    series.style = dashed ? FigureSeries::Style::Dashed : FigureSeries::Style::LineWithPoints;
+    for (std::size_t l = 0; l < probe->mean_mass_per_layer.size(); ++l) {
+      series.xs.push_back(static_cast<double>(l));
+      series.ys.push_back(probe->mean_mass_per_layer[l]);
+    }
+    f.series.push_back(std::move(series));
+  };
+  for (std::size_t r = 0; r < runs.size(); ++r) {
+    const RunTrace& run = *runs[r];
+    add(run.probeBefore(), run.label() + ": after prefill", static_cast<int>(r), true);
+    if (run.lastProbe("qttt_step")) {
+      add(run.lastProbe("qttt_step"), run.label() + ": after qTTT", static_cast<int>(r), false);
+    }
+  }
+  return f;
+}
+
+enum class HeadView { Before, After, Difference };
+
+Figure headMass(const std::vector<const RunTrace*>& runs, HeadView view) {
+  Figure f;
+  f.heatmap.row_label = "layer";
+  f.heatmap.column_label = "query head";
+  f.empty_text = "No attention probes in this run: give the run target spans.";
+  const RunTrace* run = runs.empty() ? nullptr : runs.front();
+  switch (view) {
+    case HeadView::Before:
+      f.title = "Target mass per head after the prefill";
+      f.heatmap.value_label = "target mass";
+      break;
+    case HeadView::After:
+      f.title = "Target mass per head after the method";
+      f.heatmap.value_label = "target mass";
+      break;
+    case HeadView::Difference:
+      f.title = "Change of target mass per head (after − before)";
+      f.heatmap.value_label = "Δ target mass";
+      break;
+  }
+  if (run) f.title += " — " + run->label();
+  const probe::ProbeResult* before = run ? run->probeBefore() : nullptr;
+  const probe::ProbeResult* after = run ? run->probeAfter() : nullptr;
+  const probe::ProbeResult* shape = view == HeadView::Before ? before : after;
+  if (!shape || (view == HeadView::Difference && !before)) return f;
+  auto headMean = [](const probe::HeadStats& head) {
+    double sum = 0;
+    for (const probe::QueryStats& q : head.queries) sum += q.mass;
+    return head.queries.empty() ? kNaN : sum / static_cast<double>(head.queries.size());
+  };
+  f.heatmap.rows = shape->num_layers;
+  f.heatmap.columns = shape->num_heads;
+  f.heatmap.values.assign(static_cast<std::size_t>(shape->num_layers) * shape->num_heads, NAN);
+  for (std::size_t i = 0; i < shape->heads.size() && i < f.heatmap.values.size(); ++i) {
+    double value = headMean(shape->heads[i]);
+    if (view == HeadView::Difference) {
+      value = i < before->heads.size() ? value - headMean(before->heads[i]) : kNaN;
+    }
+    f.heatmap.values[i] = static_cast<float>(value);
+  }
+  return f;
+}
+
+struct DilutionPoint {
+  double context = 0;
+  double mass = kNaN;
+  double margin = kNaN;
+  double bound = kNaN;     // Lemma 2.2 at Δ = 1, mean over heads and queries
+  double required = kNaN;  // Lemma 2.3
+};
+
+DilutionPoint dilutionPoint(const RunTrace& run) {
+  DilutionPoint point;
+  const probe::ProbeResult* before = run.probeBefore();
+  point.context = before ? static_cast<double>(before->context_length)
+                         : static_cast<double>(run.result.prompt_tokens);
+  // The answer query as the run answered: after qTTT for qttt, after the prefill otherwise.
+  const probe::ProbeResult* answered = run.probeAfter() ? run.probeAfter() : before;
+  point.mass =
+      run.result.target_mass ? *run.result.target_mass : (answered ? answered->mean_mass : kNaN);
+  point.margin = run.result.target_margin ? *run.result.target_margin
+                                          : (answered ? answered->mean_margin : kNaN);
+  if (before) {
+    const auto delta = std::find(before->deltas.begin(), before->deltas.end(), 1.0);
+    if (delta != before->deltas.end()) {
+      const std::size_t d = static_cast<std::size_t>(delta - before->deltas.begin());
+      point.bound = meanOverQueries(*before, [d](const probe::QueryStats& q) {
+        return d < q.dilution_bound.size() ? q.dilution_bound[d] : kNaN;
+      });
+    }
+    point.required = before->required_margin;
+  } else if (point.context > 1) {
+    point.required = probe::requiredMargin(static_cast<std::int64_t>(point.context), 0.1);
+  }
+  return point;
+}
+
+Figure dilution(const std::vector<const RunTrace*>& runs, bool margin) {
+  Figure f;
+  f.title = margin ? "Margin against context length" : "Target mass against context length";
+  f.x_label = "context length T (tokens, log scale)";
+  f.y_label = margin ? "set margin (nats)" : "target mass (attention probability)";
+  f.log_x = true;
+  f.empty_text = "No finished runs with attention probes: run a sweep over context lengths.";
+  std::map<std::string, std::vector<DilutionPoint>> by_method;
+  std::vector<DilutionPoint> all;
+  for (const RunTrace* run : runs) {
+    if (run->result.status != engine::RunStatus::Completed) continue;
+    const DilutionPoint point = dilutionPoint(*run);
+    if (!(point.context > 0)) continue;
+    by_method[run->spec.method].push_back(point);
+    all.push_back(point);
+  }
+  auto byContext = [](const DilutionPoint& a, const DilutionPoint& b) {
+    return a.context < b.context;
+  };
+  int color = 0;
+  for (auto& [method, points] : by_method) {
+    std::sort(points.begin(), points.end(), byContext);
+    FigureSeries series;
+    series.name = "measured: " + method;
+    series.color_index = color++;
+    for (const DilutionPoint& p : points) {
+      series.xs.push_back(p.context);
+      series.ys.push_back(margin ? p.margin : p.mass);
+    }
+    f.series.push_back(std::move(series));
+  }
+  std::sort(all.begin(), all.end(), byContext);
+  FigureSeries theory;
+  theory.style = FigureSeries::Style::Dashed;
+  theory.color_index = 6;
+  theory.name = margin ? "required margin log((T−1)(1−ε)/ε), ε = 0.1 (Lemma 2.3)"
+                       : "upper bound 1/(1+m(Δ)e^{−Δ}), Δ = 1 (Lemma 2.2)";
+  for (const DilutionPoint& p : all) {
+    theory.xs.push_back(p.context);
+    theory.ys.push_back(margin ? p.required : p.bound);
+  }
+  if (!all.empty()) f.series.push_back(std::move(theory));
+  return f;
+}
+
+}  // namespace
+
+const std::vector<std::string>& runFigureNames() {
+  static const std::vector<std::string> names = {
+      "qttt_loss",       "answer_mass",    "answer_margin", "mass_per_layer", "head_mass",
+      "head_mass_after", "head_mass_diff", "dilution_mass", "dilution_margin"};
+  return names;
+}
+
+Figure makeRunFigure(const std::string& name, const std::vector<const RunTrace*>& runs) {
+  Figure f;
+  if (name == "qttt_loss") {
+    f = qtttLoss(runs);
+  } else if (name == "answer_mass") {
+    f = answerPerStep(runs, false);
+  } else if (name == "answer_margin") {
+    f = answerPerStep(runs, true);
+  } else if (name == "mass_per_layer") {
+    f = massPerLayer(runs);
+  } else if (name == "head_mass") {
+    f = headMass(runs, HeadView::Before);
+  } else if (name == "head_mass_after") {
+    f = headMass(runs, HeadView::After);
+  } else if (name == "head_mass_diff") {
+    f = headMass(runs, HeadView::Difference);
+  } else if (name == "dilution_mass") {
+    f = dilution(runs, false);
+  } else if (name == "dilution_margin") {
+    f = dilution(runs, true);
+  } else {
+    std::string known;
+    for (const std::string& n : runFigureNames()) known += (known.empty() ? "" : ", ") + n;
+    throwArgument("--figure", "unknown figure '" + name + "' (known: " + known + ")");
+  }
+  f.name = name;
+  f.caption = captionOf(runs);
+  return f;
+}
+
+}  // namespace studio::views

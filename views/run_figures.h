@@ -1,0 +1,29 @@
+#pragma once
+// The comparison and dilution charts as Figures built from run traces (issue 8):
+//   qttt_loss       qTTT's span loss per step, one line per run that trained
+//   answer_mass     the answer query's target mass per qTTT step (step 0: after the prefill)
+//   answer_margin   its set margin per step, with the Lemma 2.3 required margin
+//   mass_per_layer  target mass per layer before (prefill) and after (last qTTT step) the method
+//   head_mass       layer × head grid of the answer query's target mass after the prefill
+//   head_mass_after the same after the method (last qTTT step, else the first decode step)
+//   head_mass_diff  after − before, per head
+//   dilution_mass   target mass against context length over runs (a sweep), with the Lemma 2.2
+//                   bound (Δ = 1)
+//   dilution_margin margin against context length, with the Lemma 2.3 required margin
+// The caption line names every run with its parameters and the model.
+
+#include <string>
+#include <vector>
+
+#include "views/figure.h"
+#include "views/run_trace.h"
+
+namespace studio::views {
+
+const std::vector<std::string>& runFigureNames();
+
+// Throws studio::Error (Argument) naming `--figure` and listing the names for an unknown one.
+// Runs without the data a figure needs are left out of it (an empty figure says what is missing).
+Figure makeRunFigure(const std::string& name, const std::vector<const RunTrace*>& runs);
+
+}  // namespace studio::views
