@@ -1,8 +1,8 @@
 // `studio-cli export`: writes what a session holds to files other tools read. One subcommand
-// with one part per source: the session part (--session, --run/--all, --format, --out) is here;
-// figures (--figure NAME) are meant to join as a second part of this same subcommand, with their
-// own options struct, add function and run function, dispatched from the action in
-// addExportCommand().
+// with one part per source: the session part (--session, --run/--all, --format json|csv, --out)
+// and the figure part (--figure NAME with --session, --run, --format svg|png|pdf, --out), the
+// same figures as the window's File → Export figure…, drawn by studio_views. Without Qt
+// (STUDIO_GUI off) the figure part says so and exits with 2.
 
 #include <iostream>
 #include <memory>
@@ -12,6 +12,11 @@
 #include "core/common/error.h"
 #include "sessions/session_export.h"
 #include "sessions/session_store.h"
+#include "studio/build_info.h"
+#if STUDIO_GUI_BUILT
+#include "views/run_figures.h"
+#include "views/session_figure_export.h"
+#endif
 
 namespace studio::cli {
 
@@ -22,8 +27,14 @@ struct SessionExportOptions {
   std::int64_t run_id = 0;
   CLI::Option* run_option = nullptr;
   bool all = false;
-  std::string format = "json";
+  std::string format;  // json (default) or csv; svg, png and pdf belong to figures
   std::string out;
+};
+
+struct FigureCliOptions {
+  std::string figure;
+  int width = 960;
+  int height = 600;
 };
 
 void addSessionExportOptions(CLI::App* command, SessionExportOptions& options) {
@@ -33,9 +44,9 @@ void addSessionExportOptions(CLI::App* command, SessionExportOptions& options) {
   options.run_option->excludes(all);
   command
       ->add_option("--format", options.format,
-                   "json (one document) or csv (a runs table "
-                   "and one file per event table beside it)")
-      ->check(CLI::IsMember({"json", "csv"}));
+                   "Sessions: json (one document, the default) or csv (a runs table and one file "
+                   "per event table beside it). Figures: svg (the default), png or pdf")
+      ->check(CLI::IsMember({"json", "csv", "svg", "png", "pdf"}));
   command->add_option("--out", options.out,
                       "Output file; csv writes <stem>.<table>.csv files next to it");
 }
@@ -46,6 +57,10 @@ bool sessionExportRequested(const SessionExportOptions& options) {
 
 void runSessionExport(const SessionExportOptions& options) {
   if (options.session.empty()) throwArgument("--session", "the session file is required");
+  const std::string format = options.format.empty() ? "json" : options.format;
+  if (format != "json" && format != "csv") {
+    throwArgument("--format", format + " is a figure format: give --figure NAME, or json or csv");
+  }
   if (!options.all && options.run_option->count() == 0) {
     throwArgument("--run/--all", "choose one run (--run ID) or every run (--all)");
   }
@@ -56,19 +71,66 @@ void runSessionExport(const SessionExportOptions& options) {
   const sessions::RunSelection runs =
       options.all ? sessions::RunSelection{} : sessions::RunSelection{options.run_id};
   const sessions::ExportSummary summary =
-      options.format == "csv" ? sessions::exportSessionCsv(store, runs, options.out)
-                              : sessions::exportSessionJson(store, runs, options.out);
+      format == "csv" ? sessions::exportSessionCsv(store, runs, options.out)
+                      : sessions::exportSessionJson(store, runs, options.out);
   std::cout << "exported " << summary.runs << " run(s) and " << summary.events << " event(s) of "
-            << options.session << " as " << options.format << ":\n";
+            << options.session << " as " << format << ":\n";
   for (const std::string& file : summary.files) std::cout << "  " << file << "\n";
+}
+
+void addFigureExportOptions(CLI::App* command, FigureCliOptions& options) {
+#if STUDIO_GUI_BUILT
+  std::string names;
+  for (const std::string& name : views::runFigureNames()) {
+    names += (names.empty() ? "" : ", ") + name;
+  }
+#else
+  const std::string names = "(this studio-cli was built without Qt: none)";
+#endif
+  command->add_option("--figure", options.figure,
+                      "Export this figure of --run from --session: " + names);
+  command->add_option("--width", options.width, "Figure width in pixels (1/96 inch)")
+      ->check(CLI::Range(64, 20000));
+  command->add_option("--height", options.height, "Figure height in pixels (1/96 inch)")
+      ->check(CLI::Range(64, 20000));
+}
+
+void runFigureExport(const FigureCliOptions& figure, const SessionExportOptions& session) {
+#if STUDIO_GUI_BUILT
+  if (session.all) throwArgument("--all", "a figure is of one run: give --run ID");
+  if (session.run_option->count() == 0) throwArgument("--run", "the run to draw is required");
+  views::SessionFigureRequest request;
+  request.session = session.session;
+  request.run_id = session.run_id;
+  request.figure = figure.figure;
+  const std::string format = session.format.empty() ? "svg" : session.format;
+  request.format = views::figureFormatFromName(format);
+  request.out = session.out;
+  request.size = QSize(figure.width, figure.height);
+  const std::string title = views::exportSessionFigure(request);
+  std::cout << "exported figure " << figure.figure << " (" << title << ") of run " << session.run_id
+            << " as " << format << ": " << session.out << "\n";
+#else
+  throwArgument("--figure",
+                "this studio-cli was built without Qt (STUDIO_GUI=OFF), which draws the figures; "
+                "rebuild with Qt 6 installed, or export the session as JSON/CSV");
+#endif
 }
 
 void addExportCommand(CLI::App& app, int& exit_code) {
   auto* command = app.add_subcommand(
-      "export", "Export runs of a session (JSON or CSV) for analysis in other tools");
+      "export",
+      "Export runs of a session (JSON or CSV) for analysis in other tools, or one of a run's "
+      "figures (SVG, PNG or PDF)");
   auto session = std::make_shared<SessionExportOptions>();
+  auto figure = std::make_shared<FigureCliOptions>();
   addSessionExportOptions(command, *session);
-  setCommandAction(command, exit_code, [session] {
+  addFigureExportOptions(command, *figure);
+  setCommandAction(command, exit_code, [session, figure] {
+    if (!figure->figure.empty()) {
+      runFigureExport(*figure, *session);
+      return;
+    }
     if (!sessionExportRequested(*session)) {
       throwArgument("export", "nothing to export: give --session FILE with --run ID or --all");
     }

@@ -1,0 +1,72 @@
+#include "views/session_figure_export.h"
+
+#include <QGuiApplication>
+
+#include <memory>
+
+#include "core/common/error.h"
+#include "sessions/session_reader.h"
+#include "sessions/session_store.h"
+#include "views/figure.h"
+#include "views/run_figures.h"
+#include "views/run_trace.h"
+
+namespace studio::views {
+
+namespace {
+
+void ensureGuiApplication() {
+  if (QGuiApplication::instance()) return;
+  // No display is needed to draw into an image, an SVG or a PDF.
+  if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+  static int argc = 1;
+  static char name[] = "studio-cli";
+  static char* argv[] = {name, nullptr};
+  static std::unique_ptr<QGuiApplication> app = std::make_unique<QGuiApplication>(argc, argv);
+}
+
+bool isDilution(const std::string& figure) {
+  return figure.rfind("dilution_", 0) == 0;
+}
+
+}  // namespace
+
+std::vector<std::int64_t> figureRunIds(const std::string& figure, std::int64_t run_id,
+                                       const std::vector<std::int64_t>& session_runs_same_model) {
+  if (!isDilution(figure)) return {run_id};
+  return session_runs_same_model;
+}
+
+std::string exportSessionFigure(const SessionFigureRequest& request) {
+  if (request.session.empty()) throwArgument("--session", "the session file is required");
+  if (request.out.empty()) throwArgument("--out", "the output file is required");
+  bool known = false;
+  for (const std::string& name : runFigureNames()) known = known || name == request.figure;
+  if (!known) makeRunFigure(request.figure, {});  // throws, listing the figures
+
+  sessions::OpenOptions open;
+  open.access = sessions::OpenOptions::Access::ReadOnly;
+  const sessions::SessionStore store(request.session, open);
+  const sessions::SessionReader reader(store);
+  const sessions::RunSummary run = reader.run(request.run_id);  // throws for a missing run
+
+  std::vector<std::int64_t> same_model;
+  for (const sessions::RunSummary& other : reader.listRuns()) {
+    if (other.model_path == run.model_path) same_model.push_back(other.id);
+  }
+  std::vector<RunTrace> traces;
+  for (std::int64_t id : figureRunIds(request.figure, request.run_id, same_model)) {
+    traces.push_back(loadRunTrace(reader, id));
+  }
+  std::vector<const RunTrace*> runs;
+  for (const RunTrace& trace : traces) runs.push_back(&trace);
+
+  ensureGuiApplication();
+  const Figure figure = makeRunFigure(request.figure, runs);
+  FigureExportOptions options;
+  options.size = request.size;
+  exportFigure(figure, QString::fromStdString(request.out), request.format, options);
+  return figure.title;
+}
+
+}  // namespace studio::views

@@ -1,0 +1,35 @@
+#pragma once
+// Headless figure export from a session file: what `studio-cli export --figure NAME --run ID
+// --session FILE --format svg|png|pdf --out PATH` does, with the same figures as the window.
+
+#include <QSize>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "views/figure_export.h"
+
+namespace studio::views {
+
+struct SessionFigureRequest {
+  std::string session;  // the session file, opened read-only
+  std::int64_t run_id = 0;
+  std::string figure;  // a runFigureNames() entry
+  FigureFormat format = FigureFormat::Svg;
+  std::string out;
+  QSize size{960, 600};
+};
+
+// The runs a figure of `run_id` draws: the run itself; for the dilution figures every finished
+// run of the session on the same model (a sweep over context lengths, one series per method).
+std::vector<std::int64_t> figureRunIds(const std::string& figure, std::int64_t run_id,
+                                       const std::vector<std::int64_t>& session_runs_same_model);
+
+// Creates a QGuiApplication on the offscreen platform when none exists (fonts need one), builds
+// the figure from the session and writes it. Throws studio::Error: Session for a missing run or
+// a file that is no session, Argument for an unknown figure, Io when `out` cannot be written.
+// Returns the figure's title.
+std::string exportSessionFigure(const SessionFigureRequest& request);
+
+}  // namespace studio::views
