@@ -6,7 +6,13 @@
 
 namespace studio::plugins {
 
-// Tasks: each defined in its folder's register.cpp.
+// Methods and tasks: each defined in its folder's register.cpp.
+void registerInContextMethod();
+void registerThinkingMethod();
+void registerBestOfNMethod();
+void registerBeamMethod();
+void registerQtttMethod();
+void registerFullTttMethod();
 void registerTxLogTask();
 void registerCodeBugTask();
 void registerNiahTask();
@@ -17,6 +23,12 @@ void registerZeroScrollsTask();
 void registerBuiltinPlugins() {
   static std::once_flag once;
   std::call_once(once, [] {
+    registerInContextMethod();
+    registerThinkingMethod();
+    registerBestOfNMethod();
+    registerBeamMethod();
+    registerQtttMethod();
+    registerFullTttMethod();
     registerTxLogTask();
     registerCodeBugTask();
     registerNiahTask();

@@ -1,0 +1,179 @@
+#include "plugins/method_qttt/qttt_method.h"
+
+#include "core/common/error.h"
+#include "core/engine/method_steps.h"
+#include "core/model/checkpoint_writer.h"
+#include "core/probe/attention_probe.h"
+#include "core/task/seeded_rng.h"
+#include "plugins/method_qttt/query_adapter.h"
+#include "plugins/method_support/method_support.h"
+
+#include <filesystem>
+
+namespace studio::plugins {
+
+std::string QtttMethod::summary() const {
+  return "Query-only test-time training (Algorithm 1): N steps of AdamW on W_Q over random "
+         "k-token spans attending to the frozen prefill cache, then the answer.";
+}
+
+std::vector<ParamSpec> QtttMethod::params() const {
+  ParamSpec steps;
+  steps.name = "steps";
+  steps.type = ParamSpec::Type::Int;
+  steps.default_value = 32;
+  steps.min = 0;
+  steps.max = 100000;
+  steps.help = "N_TTT: the number of W_Q updates (paper: 32)";
+  ParamSpec span;
+  span.name = "span";
+  span.type = ParamSpec::Type::Int;
+  span.default_value = 128;
+  span.min = 1;
+  span.max = 1 << 20;
+  span.help = "k: tokens per span (paper: 128); at most the prompt length − 1";
+  ParamSpec lr;
+  lr.name = "lr";
+  lr.type = ParamSpec::Type::Choice;
+  lr.default_value = 1e-5;
+  lr.choices = {3e-4, 3e-5, 1e-5, 3e-6, 1e-6, 3e-7};
+  lr.help = "AdamW learning rate (the paper's grid; its best range 1e-6 … 1e-5)";
+  lr.log_scale = true;
+  ParamSpec decay;
+  decay.name = "weight_decay";
+  decay.type = ParamSpec::Type::Float;
+  decay.default_value = 0.01;
+  decay.min = 0;
+  decay.max = 1;
+  decay.help = "AdamW's decoupled weight decay";
+  ParamSpec clip;
+  clip.name = "clip";
+  clip.type = ParamSpec::Type::Float;
+  clip.default_value = 1.0;
+  clip.min = 0;
+  clip.help = "gradient norm clipping over all W_Q together (0: none)";
+  ParamSpec seed;
+  seed.name = "seed";
+  seed.type = ParamSpec::Type::Int;
+  seed.default_value = 0;
+  seed.min = 0;
+  seed.help = "seed of the span sampler";
+  ParamSpec save;
+  save.name = "save_adapted";
+  save.type = ParamSpec::Type::String;
+  save.default_value = "";
+  save.help = "a folder to write the adapted checkpoint to (only q_proj weights differ); empty: "
+              "none";
+  return {steps, span, lr, decay, clip, seed, save, decodingParam("greedy")};
+}
+
+double QtttMethod::extraFlops(const engine::FlopShape& shape, double context,
+                              const nlohmann::json& params) const {
+  const auto steps = static_cast<double>(params.at("steps").get<std::int64_t>());
+  const auto span = static_cast<double>(params.at("span").get<std::int64_t>());
+  return steps * engine::qtttStepFlops(shape, context, std::min(span, context - 1));
+}
+
+nlohmann::json QtttMethod::sizeToBudget(const engine::FlopShape& shape, double context,
+                                        double budget, nlohmann::json params) const {
+  const auto span = static_cast<double>(params.at("span").get<std::int64_t>());
+  params["steps"] = engine::qtttStepsForBudget(shape, context, std::min(span, context - 1), budget);
+  return params;
+}
+
+namespace {
+
+void saveAdapted(const engine::RunContext& context, const QueryAdapter& adapter,
+                 const std::string& dir) {
+  model::CheckpointWriteOptions options;
+  const auto tokenizer = std::filesystem::path(context.model().dir) / "tokenizer.json";
+  if (!context.model().dir.empty() && std::filesystem::exists(tokenizer)) {
+    options.tokenizer_json_path = tokenizer.string();
+  }
+  options.metadata["studio"] = "qTTT-adapted W_Q";
+  model::writeCheckpoint(dir, context.model().config, adapter.adaptedTensors(), options);
+}
+
+}  // namespace
+
+engine::RunResult QtttMethod::run(engine::RunContext& context) const {
+  engine::RunResult result;
+  const nlohmann::json& params = context.params();
+  const engine::PreparedPrompt& prompt = context.prompt(false);
+  const std::int64_t length = prompt.length();
+  result.prompt_tokens = length;
+  if (length < 2) throwArgument("qttt.span", "the prompt has fewer than 2 tokens to train on");
+  const std::int64_t steps = params.at("steps").get<std::int64_t>();
+  std::int64_t span = params.at("span").get<std::int64_t>();
+  if (span > length - 1) {
+    context.emit(engine::LogEvent{"warning", "qttt: span " + std::to_string(span) +
+                                                 " shortened to the prompt's " +
+                                                 std::to_string(length - 1) + " predictable tokens"});
+    span = length - 1;
+  }
+
+  engine::PrefillState state = engine::prefillPrompt(context, prompt);
+  QueryAdapterOptions options;
+  options.learning_rate = params.at("lr").get<double>();
+  options.weight_decay = params.at("weight_decay").get<double>();
+  options.clip = params.at("clip").get<double>();
+  QueryAdapter adapter(context.lm(), options);  // restores W_Q when it goes out of scope
+  task::SeededRng spans = task::SeededRng::stream(params.at("seed").get<std::uint64_t>(), "qttt_span");
+  const engine::FlopShape shape = context.flopShape();
+  nlohmann::json losses = nlohmann::json::array();
+
+  for (std::int64_t step = 0; step < steps; ++step) {
+    context.checkCancelled();
+    // t uniform in [1, T−k] (1-based): the span's first token is t−1 in 0-based positions.
+    const std::int64_t start = spans.uniformInt(1, length - span) - 1;
+    const SpanStepStats stats = adapter.step(state.cache, prompt.ids, start, span);
+    result.flops.extra += engine::qtttStepFlops(shape, static_cast<double>(length),
+                                                static_cast<double>(span));
+    engine::StepMetricEvent metric;
+    metric.phase = "qttt";
+    metric.step = step;
+    metric.loss = stats.loss;
+    metric.grad_norm = stats.grad_norm;
+    metric.learning_rate = options.learning_rate;
+    metric.span_start = start;
+    metric.span_length = span;
+    metric.wall_seconds = context.elapsedSeconds();
+    context.emit(metric);
+    losses.push_back(stats.loss);
+    if (!prompt.target_tokens.empty()) {
+      model::ForwardCapture capture;
+      capture.query_positions = {prompt.answerQuery()};
+      adapter.frozenLogits(state.cache, prompt.ids.back(), prompt.answerQuery(), &capture);
+      context.emit(engine::ProbeEvent{
+          "qttt_step", step,
+          probe::measureCapture(context.lm(), state.cache, capture, prompt.target_tokens,
+                                context.probe_options)});
+    }
+    context.progress("qttt", step + 1, steps);
+  }
+  context.checkCancelled();
+
+  // The answer: the last prompt token's query again, now with the adapted W_Q, then decoding
+  // against the same cache.
+  model::ForwardCapture capture;
+  capture.query_positions = {prompt.answerQuery()};
+  torch::Tensor logits =
+      adapter.frozenLogits(state.cache, prompt.ids.back(), prompt.answerQuery(), &capture);
+  std::optional<probe::ProbeResult> first;
+  if (!prompt.target_tokens.empty()) {
+    first = probe::measureCapture(context.lm(), state.cache, capture, prompt.target_tokens,
+                                  context.probe_options);
+  }
+  const std::string save_dir = params.at("save_adapted").get<std::string>();
+  if (!save_dir.empty()) saveAdapted(context, adapter, save_dir);
+  decodeAnswer(context, state.cache, logits, prompt, first,
+               samplingOf(params, context.spec().seed, false), result);
+  result.details["steps"] = steps;
+  result.details["span"] = span;
+  result.details["losses"] = losses;
+  if (!save_dir.empty()) result.details["saved_adapted"] = save_dir;
+  if (state.probe) result.details["prefill_mass"] = state.probe->mean_mass;
+  return result;
+}
+
+}  // namespace studio::plugins

@@ -1,0 +1,109 @@
+#include "plugins/method_qttt/query_adapter.h"
+
+#include "core/common/error.h"
+
+namespace studio::plugins {
+
+using torch::Tensor;
+
+QueryAdapter::QueryAdapter(model::CausalLMImpl& lm, const QueryAdapterOptions& options)
+    : m_lm(lm), m_options(options) {
+  for (int i = 0; i < lm.numLayers(); ++i) {
+    model::AttentionMixerImpl* attention = lm.attention(i);
+    if (!attention) continue;
+    m_layers.push_back(i);
+    // A copy in fp32 (a bf16 W_Q would round away steps of 1e−6), never the weight itself.
+    m_masters.push_back(attention->q_proj->weight.detach()
+                            .to(torch::kFloat32, /*non_blocking=*/false, /*copy=*/true)
+                            .requires_grad_(true));
+  }
+  if (m_masters.empty()) {
+    throwArgument("method", "qTTT needs attention layers; this model has none");
+  }
+  m_optimizer = std::make_unique<torch::optim::AdamW>(
+      m_masters,
+      torch::optim::AdamWOptions(options.learning_rate).weight_decay(options.weight_decay));
+  install();
+}
+
+QueryAdapter::~QueryAdapter() {
+  for (int i : m_layers) m_lm.attention(i)->q_weight_override = Tensor();
+}
+
+void QueryAdapter::install() {
+  for (std::size_t n = 0; n < m_layers.size(); ++n) {
+    m_lm.attention(m_layers[n])->q_weight_override = m_masters[n].to(m_lm.dtype());
+  }
+}
+
+Tensor QueryAdapter::spanLogits(model::KVCache& cache, const std::vector<std::int64_t>& ids,
+                                std::int64_t start, std::int64_t k) {
+  const auto total = static_cast<std::int64_t>(ids.size());
+  if (k < 1 || start < 0 || start + k >= total) {
+    throwArgument("span", "span [" + std::to_string(start) + ", " + std::to_string(start + k) +
+                              "] needs its next tokens inside the " + std::to_string(total) +
+                              "-token prompt");
+  }
+  install();
+  std::vector<std::int64_t> span(ids.begin() + start, ids.begin() + start + k);
+  model::ForwardContext context;
+  context.mode = model::AttentionMode::Frozen;
+  context.cache = &cache;
+  context.positions = torch::arange(start, start + k, torch::TensorOptions(torch::kInt64));
+  Tensor hidden = m_lm.forward(torch::tensor(span, torch::kInt64).unsqueeze(0), context);
+  return m_lm.logits(hidden[0]).to(torch::kFloat32);  // [k, vocab]
+}
+
+Tensor QueryAdapter::spanLoss(model::KVCache& cache, const std::vector<std::int64_t>& ids,
+                              std::int64_t start, std::int64_t k) {
+  Tensor logits = spanLogits(cache, ids, start, k);  // [k, vocab]
+  std::vector<std::int64_t> next(ids.begin() + start + 1, ids.begin() + start + k + 1);
+  Tensor targets = torch::tensor(next, torch::kInt64).to(logits.device());    // [k]
+  return torch::nn::functional::cross_entropy(logits, targets);
+}
+
+SpanStepStats QueryAdapter::step(model::KVCache& cache, const std::vector<std::int64_t>& ids,
+                                 std::int64_t start, std::int64_t k) {
+  torch::AutoGradMode grad(true);
+  m_optimizer->zero_grad();
+  Tensor loss = spanLoss(cache, ids, start, k);
+  loss.backward();
+  SpanStepStats stats;
+  stats.loss = loss.item<double>();
+  if (m_options.clip > 0) {
+    stats.grad_norm = torch::nn::utils::clip_grad_norm_(m_masters, m_options.clip);
+  } else {
+    stats.grad_norm = torch::nn::utils::clip_grad_norm_(m_masters, 1e300);
+  }
+  m_optimizer->step();
+  return stats;
+}
+
+Tensor QueryAdapter::frozenLogits(model::KVCache& cache, std::int64_t token,
+                                  std::int64_t position, model::ForwardCapture* capture) {
+  torch::NoGradGuard no_grad;
+  install();
+  model::ForwardContext context;
+  context.mode = model::AttentionMode::Frozen;
+  context.cache = &cache;
+  context.capture = capture;
+  context.positions = torch::tensor({position}, torch::kInt64);
+  Tensor hidden = m_lm.forward(torch::tensor({token}, torch::kInt64).unsqueeze(0), context);
+  return m_lm.logits(hidden[0][0]);  // [vocab]
+}
+
+std::map<std::string, Tensor> QueryAdapter::adaptedTensors() const {
+  torch::NoGradGuard no_grad;
+  std::map<std::string, Tensor> tensors;
+  for (const auto& item : m_lm.named_parameters()) {
+    tensors[item.key()] = item.value().detach().cpu();
+  }
+  for (std::size_t n = 0; n < m_layers.size(); ++n) {
+    const std::string name =
+        "model.layers." + std::to_string(m_layers[n]) + ".self_attn.q_proj.weight";
+    tensors[name] = m_masters[n].detach().to(m_lm.dtype()).cpu();
+  }
+  return tensors;
+}
+
+}  // namespace studio::plugins

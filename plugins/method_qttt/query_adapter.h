@@ -1,0 +1,78 @@
+#pragma once
+// The machinery of qTTT (qTTT paper Algorithm 1, SPEC §2): W_Q of every attention layer trained
+// on spans of the prompt whose queries attend to the frozen prefill cache, everything else left
+// alone. While an adapter lives, each attention layer reads its queries through
+// q_weight_override (the adapted W_Q, cast from an fp32 master copy); q_proj.weight itself is never
+// written, so destroying the adapter (also on cancel or error) restores the model exactly.
+
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/model/causal_lm.h"
+#include "core/model/kv_cache.h"
+#include "core/model/mixer.h"
+
+namespace studio::plugins {
+
+struct QueryAdapterOptions {
+  double learning_rate = 1e-5;
+  double weight_decay = 0.01;  // AdamW's decoupled weight decay
+  double clip = 1.0;           // gradient norm clipping over all W_Q together; 0: none
+};
+
+struct SpanStepStats {
+  double loss = 0;       // the span loss before the update
+  double grad_norm = 0;  // the gradient's total norm before clipping
+};
+
+class QueryAdapter {
+ public:
+  QueryAdapter(model::CausalLMImpl& lm, const QueryAdapterOptions& options);
+  ~QueryAdapter();  // the model's own W_Q again
+  QueryAdapter(const QueryAdapter&) = delete;
+  QueryAdapter& operator=(const QueryAdapter&) = delete;
+
+  // Logits [k, vocab] (float32) of the queries of ids[start .. start+k−1] at those positions,
+  // attending to `cache` (AttentionMode::Frozen: keys and values, the span's own included, come
+  // from the cache, which must hold every position up to start+k−1 in one segment; the hidden
+  // states are recomputed layer by layer with the current W_Q). Differentiable with respect to
+  // the W_Q masters when grad mode is on.
+  torch::Tensor spanLogits(model::KVCache& cache, const std::vector<std::int64_t>& ids,
+                           std::int64_t start, std::int64_t k);
+  // Mean next-token cross-entropy of ids[start+1 .. start+k] under spanLogits.
+  torch::Tensor spanLoss(model::KVCache& cache, const std::vector<std::int64_t>& ids,
+                         std::int64_t start, std::int64_t k);
+
+  // One AdamW step on the span loss (gradients clipped to options.clip first).
+  SpanStepStats step(model::KVCache& cache, const std::vector<std::int64_t>& ids,
+                     std::int64_t start, std::int64_t k);
+
+  // Next-token logits [vocab] of the query of `token` at `position`, attending to `cache` with the
+  // current W_Q (no gradient; `capture` records its query for the probes).
+  torch::Tensor frozenLogits(model::KVCache& cache, std::int64_t token, std::int64_t position,
+                             model::ForwardCapture* capture = nullptr);
+
+  // The fp32 masters, one per attention layer ([Hq·D, hidden]), in layer order.
+  const std::vector<torch::Tensor>& masters() const { return m_masters; }
+  // Every tensor of the model by its Hugging Face name, the q_proj weights replaced by the
+  // adapted ones in the model's dtype: what --save-adapted writes.
+  std::map<std::string, torch::Tensor> adaptedTensors() const;
+
+ private:
+  // Points every attention layer's q_weight_override at its master, cast to the model's dtype
+  // (inside the autograd graph when grad mode is on).
+  void install();
+
+  model::CausalLMImpl& m_lm;
+  QueryAdapterOptions m_options;
+  std::vector<int> m_layers;                // attention layers, in order
+  std::vector<torch::Tensor> m_masters;     // fp32 leaves that require grad
+  std::unique_ptr<torch::optim::AdamW> m_optimizer;
+};
+
+}  // namespace studio::plugins

@@ -1,0 +1,118 @@
+#include "plugins/method_support/method_support.h"
+
+#include "core/common/error.h"
+#include "core/engine/flop_model.h"
+#include "core/engine/prompt_template.h"
+#include "core/model/inference.h"
+#include "core/probe/attention_probe.h"
+#include "core/task/answer_extraction.h"
+
+namespace studio::plugins {
+
+ParamSpec decodingParam(const std::string& fallback) {
+  ParamSpec spec;
+  spec.name = "decoding";
+  spec.type = ParamSpec::Type::Choice;
+  spec.default_value = fallback;
+  spec.choices = {"greedy", "paper"};
+  spec.help =
+      "greedy (argmax) or the paper's sampling (answers: temperature 0.7, top-p 0.8, top-k 20; "
+      "thinking: 0.6, 0.95, 20), seeded by the run's seed";
+  return spec;
+}
+
+model::SamplingParams samplingOf(const nlohmann::json& params, std::uint64_t seed, bool thinking) {
+  if (params.value("decoding", std::string("greedy")) == "greedy") {
+    model::SamplingParams greedy;
+    greedy.seed = seed;
+    return greedy;
+  }
+  return thinking ? model::SamplingParams::thinking(seed)
+                  : model::SamplingParams::nonThinking(seed);
+}
+
+engine::DecodeOutcome decodeAnswer(engine::RunContext& context, model::KVCache& cache,
+                                   torch::Tensor logits, const engine::PreparedPrompt& prompt,
+                                   const std::optional<probe::ProbeResult>& first_probe,
+                                   const model::SamplingParams& sampling,
+                                   engine::RunResult& result) {
+  const double start = static_cast<double>(cache.length());
+  engine::DecodeRequest request;
+  request.sampling = sampling;
+  request.max_tokens = context.spec().max_answer_tokens;
+  request.phase = "answer";
+  engine::DecodeOutcome outcome =
+      engine::decode(context, cache, std::move(logits), prompt, request);
+  result.output = outcome.generation.text;
+  result.answer = engine::firstLine(outcome.generation.text);
+  result.generated_tokens += static_cast<std::int64_t>(outcome.generation.ids.size());
+  result.flops.extra += engine::generationFlops(
+      context.flopShape(), start, static_cast<double>(outcome.generation.ids.size()));
+  engine::summarizeAnswerProbes(first_probe, outcome, result);
+  return outcome;
+}
+
+FedText feedText(engine::RunContext& context, model::KVCache& cache, const std::string& text,
+                 const engine::PreparedPrompt& prompt, bool probe_last) {
+  FedText fed;
+  const auto ids = context.tokenizer()->encode(text).ids;
+  if (ids.empty()) throwError(ErrorKind::Internal, "", "text", "nothing to feed");
+  fed.tokens = static_cast<std::int64_t>(ids.size());
+  const bool probing = probe_last && !prompt.target_tokens.empty();
+  model::ForwardCapture capture;
+  model::PrefillOptions options;
+  if (probing) {
+    capture.query_positions = {cache.length() + fed.tokens - 1};
+    options.capture = &capture;
+  }
+  fed.logits = model::prefill(context.lm(), cache, ids, options);
+  if (probing) {
+    fed.probe = probe::measureCapture(context.lm(), cache, capture, prompt.target_tokens,
+                                      context.probe_options);
+  }
+  return fed;
+}
+
+ThinkingChain thinkThenAnswer(engine::RunContext& context, model::KVCache& cache,
+                              torch::Tensor logits, const engine::PreparedPrompt& prompt,
+                              std::int64_t think_tokens, const model::SamplingParams& sampling,
+                              int branch, bool probe_answer) {
+  ThinkingChain chain;
+  const engine::FlopShape shape = context.flopShape();
+  const double start = static_cast<double>(cache.length());
+  if (think_tokens > 0) {
+    engine::DecodeRequest think;
+    think.sampling = sampling;
+    think.max_tokens = think_tokens;
+    think.stop_strings = {"Final:"};
+    think.phase = "think";
+    think.branch = branch;
+    think.probe_steps = false;
+    engine::DecodeOutcome thought = engine::decode(context, cache, logits, prompt, think);
+    chain.scratchpad = thought.generation.text;
+    chain.think_tokens = static_cast<std::int64_t>(thought.generation.ids.size());
+    chain.logprob += thought.generation.logprobSum();
+  }
+  // The scratchpad may end anywhere; the template's suffix asks for the answer.
+  FedText suffix = feedText(context, cache, engine::thinkingSuffix(), prompt, probe_answer);
+
+  engine::DecodeRequest answer;
+  answer.sampling = sampling;
+  answer.max_tokens = context.spec().max_answer_tokens;
+  answer.phase = "answer";
+  answer.branch = branch;
+  answer.probe_steps = probe_answer;
+  chain.answer_decode = engine::decode(context, cache, suffix.logits, prompt, answer);
+  const auto& generation = chain.answer_decode.generation;
+  chain.answer_tokens = static_cast<std::int64_t>(generation.ids.size());
+  chain.logprob += generation.logprobSum();
+  chain.output = chain.scratchpad + engine::thinkingSuffix() + generation.text;
+  chain.answer = task::extractAnswer(chain.output, /*thinking=*/true);
+  chain.flops = engine::generationFlops(
+      shape, start,
+      static_cast<double>(chain.think_tokens + suffix.tokens + chain.answer_tokens));
+  chain.first_probe = std::move(suffix.probe);
+  return chain;
+}
+
+}  // namespace studio::plugins
