@@ -3,6 +3,7 @@
 #include <QBrush>
 #include <QColor>
 #include <QLocale>
+#include <QStringList>
 
 #include <cmath>
 
@@ -21,6 +22,26 @@ QString formatFlops(double flops) {
   return QStringLiteral("%1 %2")
       .arg(value, 0, 'f', unit == 0 ? 0 : 2)
       .arg(QLatin1String(kUnits[unit]));
+}
+
+// "steps=8 lr=0.001" (and the FLOP budget when the run was matched to one).
+QString parameterSummary(const engine::RunSpec& spec) {
+  QStringList parts;
+  if (spec.params.is_object()) {
+    for (auto it = spec.params.begin(); it != spec.params.end(); ++it) {
+      const std::string value =
+          it.value().is_string() ? it.value().get<std::string>() : it.value().dump();
+      if (value.empty()) continue;  // empty strings are "not set"
+      parts << QStringLiteral("%1=%2").arg(QString::fromStdString(it.key()),
+                                           QString::fromStdString(value));
+    }
+  }
+  if (spec.budget_flops) parts << QStringLiteral("budget=%1").arg(formatFlops(*spec.budget_flops));
+  return parts.join(QLatin1Char(' '));
+}
+
+qint64 RunsTableModel::idAt(int row) const {
+  return row >= 0 && row < rowCount() ? m_rows[static_cast<std::size_t>(row)].id : 0;
 }
 
 int RunsTableModel::rowOf(qint64 id) const {
@@ -43,6 +64,14 @@ int RunsTableModel::setRun(qint64 id, const engine::RunSpec& spec,
   m_rows.push_back(Row{id, spec, result});
   endInsertRows();
   return row;
+}
+
+int RunsTableModel::setTrace(const RunTrace& trace) {
+  engine::RunResult result = trace.result;
+  if (result.status == engine::RunStatus::Running && result.answer.empty()) {
+    result.answer = trace.answer_text;
+  }
+  return setRun(trace.id, trace.spec, result);
 }
 
 void RunsTableModel::clear() {
@@ -70,6 +99,8 @@ QVariant RunsTableModel::headerData(int section, Qt::Orientation orientation, in
   switch (section) {
     case Method:
       return tr("Method");
+    case Params:
+      return tr("Parameters");
     case Status:
       return tr("Status");
     case Answer:
@@ -111,6 +142,8 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
   switch (index.column()) {
     case Method:
       return QString::fromStdString(row.spec.method);
+    case Params:
+      return parameterSummary(row.spec);
     case Status:
       return QString::fromLatin1(engine::runStatusName(r.status));
     case Answer:

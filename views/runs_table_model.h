@@ -8,20 +8,35 @@
 
 #include "core/engine/run_result.h"
 #include "core/engine/run_spec.h"
+#include "views/run_trace.h"
 
 namespace studio::views {
 
 class RunsTableModel : public QAbstractTableModel {
   Q_OBJECT
  public:
-  enum Column { Method, Status, Answer, Correct, TargetMass, Margin, Flops, WallTime, ColumnCount };
+  enum Column {
+    Method,
+    Params,
+    Status,
+    Answer,
+    Correct,
+    TargetMass,
+    Margin,
+    Flops,
+    WallTime,
+    ColumnCount
+  };
 
   explicit RunsTableModel(QObject* parent = nullptr);
 
   // Adds a run (id as the session stores it) and returns its row; a known id is updated in place.
   int setRun(qint64 id, const engine::RunSpec& spec, const engine::RunResult& result);
+  // The same for a trace; a running run shows the answer generated so far and its progress.
+  int setTrace(const RunTrace& trace);
   void clear();
   int rowOf(qint64 id) const;
+  qint64 idAt(int row) const;
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
@@ -39,5 +54,7 @@ class RunsTableModel : public QAbstractTableModel {
 
 // 1.2e12 -> "1.20 TFLOP", for table cells and captions.
 QString formatFlops(double flops);
+// "steps=8 lr=0.001": the parameters of a spec as one line (the table's Parameters column).
+QString parameterSummary(const engine::RunSpec& spec);
 
 }  // namespace studio::views

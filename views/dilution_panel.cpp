@@ -1,0 +1,50 @@
+#include "views/dilution_panel.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QVBoxLayout>
+
+#include <set>
+
+#include "views/figure_view.h"
+#include "views/run_figures.h"
+#include "views/run_traces.h"
+
+namespace studio::views {
+
+DilutionPanel::DilutionPanel(RunTraces* traces, QWidget* parent)
+    : QWidget(parent), m_traces(traces) {
+  m_mass = new FigureView(this);
+  m_mass->setObjectName(QStringLiteral("dilution_mass"));
+  m_margin = new FigureView(this);
+  m_margin->setObjectName(QStringLiteral("dilution_margin"));
+  m_summary = new QLabel(this);
+  m_summary->setWordWrap(true);
+  auto* charts = new QHBoxLayout;
+  charts->addWidget(m_mass);
+  charts->addWidget(m_margin);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(4, 4, 4, 4);
+  layout->addWidget(m_summary);
+  layout->addLayout(charts, 1);
+  connect(m_traces, &RunTraces::changed, this, &DilutionPanel::refresh);
+  refresh();
+}
+
+void DilutionPanel::refresh() {
+  const std::vector<const RunTrace*> runs = m_traces->all();
+  m_mass->setFigure(makeRunFigure("dilution_mass", runs));
+  m_margin->setFigure(makeRunFigure("dilution_margin", runs));
+  std::set<std::int64_t> lengths;
+  for (const RunTrace* run : runs) {
+    if (run->result.status == engine::RunStatus::Completed && run->result.prompt_tokens > 0) {
+      lengths.insert(run->result.prompt_tokens);
+    }
+  }
+  m_summary->setText(
+      tr("%n context length(s) among the finished runs. A sweep over lengths "
+         "(studio-cli sweep, then File → Open session) draws the curve; each point is one run.",
+         nullptr, static_cast<int>(lengths.size())));
+}
+
+}  // namespace studio::views
