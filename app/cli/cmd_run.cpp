@@ -1,0 +1,259 @@
+// studio-cli run: one method on one document and question, with its FLOPs (App. 10), wall time
+// and the answer query's probe summary; optionally recorded into a session.
+// studio-cli methods: the registered methods with their parameter declarations (the UI builds
+// its forms from this).
+
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app/cli/cli_command.h"
+#include "core/common/error.h"
+#include "core/common/param_spec.h"
+#include "core/document/text_loader.h"
+#include "core/engine/method.h"
+#include "core/engine/model_cache.h"
+#include "core/engine/prepared_prompt.h"
+#include "core/engine/run_executor.h"
+#include "sessions/run_recorder.h"
+#include "sessions/session_store.h"
+#include "sessions/session_writer.h"
+
+namespace studio::cli {
+
+namespace {
+
+struct RunOptions {
+  std::string model;
+  std::string device = "cpu";
+  std::string dtype;
+  std::string document;
+  std::string text;
+  std::string question;
+  std::string task_description;
+  std::string method;
+  std::vector<std::string> sets;
+  double budget_flops = -1;
+  std::vector<std::string> targets;
+  std::string target_text;
+  std::string session;
+  std::string save_adapted;
+  std::int64_t max_tokens = 32;
+  std::uint64_t seed = 0;
+  bool json = false;
+  bool events = false;
+};
+
+// "a:b": code points [a, b) of the document.
+Span parseTarget(const std::string& text) {
+  const auto colon = text.find(':');
+  try {
+    if (colon == std::string::npos) throw std::invalid_argument("no colon");
+    std::size_t used = 0;
+    const auto start = std::stoll(text.substr(0, colon), &used);
+    if (used != colon) throw std::invalid_argument("start");
+    const std::string end_text = text.substr(colon + 1);
+    const auto end = std::stoll(end_text, &used);
+    if (used != end_text.size()) throw std::invalid_argument("end");
+    if (start < 0 || end <= start) throw std::invalid_argument("range");
+    return Span{start, end};
+  } catch (const std::exception&) {
+    throwArgument("--targets", "expected start:end code points with 0 ≤ start < end, got '" +
+                                   text + "'");
+  }
+}
+
+engine::RunSpec specOf(const RunOptions& options) {
+  engine::RunSpec spec;
+  spec.model_path = options.model;
+  spec.device = options.device;
+  spec.dtype = options.dtype;
+  if (options.document.empty() == options.text.empty()) {
+    throwArgument("--document", "give exactly one of --document FILE and --text TEXT");
+  }
+  if (!options.document.empty()) {
+    spec.document_source = options.document;
+    spec.document_text = document::loadTextFile(options.document).text();
+  } else {
+    spec.document_source = "text";
+    spec.document_text = options.text;
+  }
+  spec.question = options.question;
+  spec.task_description = options.task_description;
+  if (!options.targets.empty() && !options.target_text.empty()) {
+    throwArgument("--targets", "give --targets or --target-text, not both");
+  }
+  for (const std::string& target : options.targets) spec.target_chars.push_back(parseTarget(target));
+  if (!options.target_text.empty()) {
+    spec.target_chars = engine::findTextSpans(spec.document_text, options.target_text);
+  }
+  spec.method = options.method;
+  spec.params = parseKeyValues(options.sets);
+  if (!options.save_adapted.empty()) {
+    if (options.method != "qttt") {
+      throwArgument("--save-adapted", "only the qttt method adapts weights to save");
+    }
+    spec.params["save_adapted"] = options.save_adapted;
+  }
+  if (options.budget_flops >= 0) spec.budget_flops = options.budget_flops;
+  if (options.max_tokens < 1) throwArgument("--max-tokens", "must be at least 1");
+  spec.max_answer_tokens = options.max_tokens;
+  spec.seed = options.seed;
+  // Bad method names and parameters are bad input (exit 2), found before the model loads.
+  const engine::Method& method = engine::MethodRegistry::instance().get(spec.method);
+  resolveParams(method.name(), method.params(), spec.params);
+  return spec;
+}
+
+// Prints events as JSON lines on stderr (--events) and passes them on.
+class EventEcho : public engine::EventSink {
+ public:
+  EventEcho(engine::EventSink* next, bool echo) : m_next(next), m_echo(echo) {}
+  void runStarted(const engine::RunSpec& spec) override {
+    resolved = spec;
+    if (m_next) m_next->runStarted(spec);
+  }
+  void event(const engine::Event& event) override {
+    if (m_echo) {
+      nlohmann::json line = {{"kind", engine::eventKindName(event)}};
+      if (const auto* step = std::get_if<engine::StepMetricEvent>(&event)) {
+        line.update({{"phase", step->phase}, {"step", step->step}, {"loss", step->loss},
+                     {"grad_norm", step->grad_norm}, {"span_start", step->span_start}});
+      } else if (const auto* progress = std::get_if<engine::ProgressEvent>(&event)) {
+        line.update({{"stage", progress->stage}, {"done", progress->done},
+                     {"total", progress->total}});
+      } else if (const auto* probe = std::get_if<engine::ProbeEvent>(&event)) {
+        line.update({{"phase", probe->phase}, {"step", probe->step},
+                     {"mean_mass", probe->result.mean_mass},
+                     {"mean_margin", probe->result.mean_margin}});
+      } else if (const auto* log = std::get_if<engine::LogEvent>(&event)) {
+        line.update({{"level", log->level}, {"message", log->message}});
+      }
+      if (!std::holds_alternative<engine::TokenEvent>(event)) std::cerr << line.dump() << "\n";
+    }
+    if (m_next) m_next->event(event);
+  }
+  void runFinished(const engine::RunResult& result) override {
+    if (m_next) m_next->runFinished(result);
+  }
+  engine::RunSpec resolved;
+
+ private:
+  engine::EventSink* m_next;
+  bool m_echo;
+};
+
+int runOnce(const RunOptions& options) {
+  const engine::RunSpec spec = specOf(options);
+  engine::ModelCache models(1);
+  std::unique_ptr<sessions::SessionStore> store;
+  std::unique_ptr<sessions::SessionWriter> writer;
+  std::unique_ptr<sessions::RunRecorder> recorder;
+  if (!options.session.empty()) {
+    store = std::make_unique<sessions::SessionStore>(options.session);
+    if (store->readOnly()) {
+      throwError(ErrorKind::Session, options.session, "",
+                 "another process is writing this session; it was opened read-only");
+    }
+    writer = std::make_unique<sessions::SessionWriter>(*store);
+    recorder = std::make_unique<sessions::RunRecorder>(*store, *writer);
+  }
+  EventEcho sink(recorder.get(), options.events);
+  const engine::RunResult result = engine::executeRun(spec, models, sink, [] { return false; });
+
+  nlohmann::json out = result.toJson();
+  out["method"] = spec.method;
+  out["params"] = sink.resolved.params;
+  out["flops_total"] = result.flops.total();
+  if (recorder && recorder->runId()) out["session_run_id"] = *recorder->runId();
+  if (options.json) {
+    std::cout << out.dump(2) << "\n";
+  } else {
+    std::cout << "status: " << engine::runStatusName(result.status) << "\n";
+    if (!result.error.empty()) std::cout << "error: " << result.error << "\n";
+    std::cout << "answer: " << result.answer << "\n";
+    std::cout << "flops: prefill " << result.flops.prefill << " + extra " << result.flops.extra
+              << " = " << result.flops.total() << "\n";
+    std::cout << "wall: " << result.wall_seconds << " s\n";
+    if (result.target_mass) std::cout << "target mass: " << *result.target_mass << "\n";
+    if (result.target_margin) std::cout << "target margin: " << *result.target_margin << "\n";
+  }
+  switch (result.status) {
+    case engine::RunStatus::Completed: return kOk;
+    case engine::RunStatus::Cancelled: return kCancelled;
+    default: return kFailed;
+  }
+}
+
+void addRunCommand(CLI::App& app, int& exit_code) {
+  auto* command = app.add_subcommand(
+      "run", "Answer a question about a document with one inference-time method");
+  auto options = std::make_shared<RunOptions>();
+  command->add_option("--model", options->model, "Model folder")->required();
+  command->add_option("--device", options->device, "cpu or cuda")
+      ->check(CLI::IsMember({"cpu", "cuda"}))
+      ->capture_default_str();
+  command->add_option("--dtype", options->dtype, "f32, bf16 or f16 (default: the device's)")
+      ->check(CLI::IsMember({"f32", "bf16", "f16"}));
+  command->add_option("--document", options->document, "A UTF-8 text file");
+  command->add_option("--text", options->text, "The document as a string");
+  command->add_option("--question", options->question, "The question")->required();
+  command->add_option("--task-description", options->task_description,
+                      "The prompt's [TASK] section (default: a generic instruction)");
+  command->add_option("--method", options->method,
+                      "in_context, thinking, best_of_n, beam, qttt, full_ttt (see `methods`)")
+      ->required();
+  command->add_option("--set", options->sets, "A method parameter key=value (repeatable)");
+  command->add_option("--budget-flops", options->budget_flops,
+                      "Size the method to this many FLOPs after the prefill (App. 10)");
+  command->add_option("--targets", options->targets,
+                      "Target span a:b in code points of the document (repeatable)");
+  command->add_option("--target-text", options->target_text,
+                      "Every occurrence of this text in the document is a target");
+  command->add_option("--session", options->session, "Record the run into this session file");
+  command->add_option("--save-adapted", options->save_adapted,
+                      "qttt: write the adapted checkpoint to this folder");
+  command->add_option("--max-tokens", options->max_tokens, "Answer tokens at most")
+      ->capture_default_str();
+  command->add_option("--seed", options->seed, "Sampling seed")->capture_default_str();
+  command->add_flag("--json", options->json, "Print the result as JSON");
+  command->add_flag("--events", options->events, "Print events as JSON lines on stderr");
+  setCommandAction(command, exit_code, [options, &exit_code] { exit_code = runOnce(*options); });
+}
+
+void addMethodsCommand(CLI::App& app, int& exit_code) {
+  auto* command = app.add_subcommand("methods", "List the methods and their parameters");
+  auto json = std::make_shared<bool>(false);
+  command->add_flag("--json", *json, "Print as JSON");
+  setCommandAction(command, exit_code, [json] {
+    nlohmann::json out = nlohmann::json::array();
+    for (const engine::Method* method : engine::MethodRegistry::instance().all()) {
+      out.push_back({{"name", method->name()},
+                     {"summary", method->summary()},
+                     {"params", paramSpecsToJson(method->params())}});
+    }
+    if (*json) {
+      std::cout << out.dump(2) << "\n";
+      return;
+    }
+    for (const auto& method : out) {
+      std::cout << method["name"].get<std::string>() << ": "
+                << method["summary"].get<std::string>() << "\n";
+      for (const auto& param : method["params"]) {
+        std::cout << "  " << param["name"].get<std::string>() << " ("
+                  << param["type"].get<std::string>() << ", default " << param["default"].dump()
+                  << "): " << param["help"].get<std::string>() << "\n";
+      }
+    }
+  });
+}
+
+}  // namespace
+
+STUDIO_CLI_COMMAND(40, addRunCommand);
+STUDIO_CLI_COMMAND(41, addMethodsCommand);
+
+}  // namespace studio::cli
