@@ -8,6 +8,7 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QInputDialog>
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
@@ -20,12 +21,23 @@
 
 #include <algorithm>
 
+#include "core/common/error.h"
+#include "core/common/utf8.h"
 #include "core/common/versions.h"
+#include "sessions/session_reader.h"
+#include "sessions/session_store.h"
 #include "views/about_box.h"
+#include "views/comparison_panel.h"
 #include "views/diagnostics_panel.h"
+#include "views/dilution_panel.h"
 #include "views/document_loader.h"
 #include "views/document_panel.h"
 #include "views/document_view.h"
+#include "views/figure_export.h"
+#include "views/figure_view.h"
+#include "views/run_controller.h"
+#include "views/run_figures.h"
+#include "views/run_traces.h"
 #include "views/runs_panel.h"
 
 namespace studio::views {
@@ -85,8 +97,13 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
 MainWindow::~MainWindow() = default;
 
 void MainWindow::buildDocks() {
+  m_traces = new RunTraces(this);
+  m_runner = new RunController(m_traces, this);
   m_document_panel = new DocumentPanel(this);
   m_runs_panel = new RunsPanel(this);
+  m_runs_panel->setTraces(m_traces);
+  m_comparison_panel = new ComparisonPanel(m_traces, this);
+  m_dilution_panel = new DilutionPanel(m_traces, this);
   QWidget* diagnostics = nullptr;
   if (ImGuiWidget::openGlAvailable()) {
     m_diagnostics_panel = new DiagnosticsPanel(this);
@@ -108,25 +125,41 @@ void MainWindow::buildDocks() {
   m_runs_dock = makeDock(tr("Runs"), QStringLiteral("runsDock"), m_runs_panel, this);
   m_diagnostics_dock =
       makeDock(tr("Diagnostics"), QStringLiteral("diagnosticsDock"), diagnostics, this);
+  m_comparison_dock =
+      makeDock(tr("Comparison"), QStringLiteral("comparisonDock"), m_comparison_panel, this);
+  m_dilution_dock =
+      makeDock(tr("Dilution"), QStringLiteral("dilutionDock"), m_dilution_panel, this);
   connect(m_runs_panel, &RunsPanel::openModelRequested, this, &MainWindow::chooseModel);
+  connect(m_runs_panel, &RunsPanel::runRequested, this, &MainWindow::runCheckedMethods);
+  connect(m_runs_panel, &RunsPanel::cancelRequested, m_runner, &RunController::cancelAll);
+  connect(m_runner, &RunController::pendingChanged, m_runs_panel, &RunsPanel::setPending);
+  connect(m_traces, &RunTraces::changed, this, &MainWindow::showLatestHeadGrid);
 }
 
 void MainWindow::resetLayout() {
   // No central widget: the document is a dock like the others, so any panel can take any place.
-  for (QDockWidget* dock : {m_document_dock, m_runs_dock, m_diagnostics_dock}) {
+  const auto docks = {m_document_dock, m_runs_dock, m_diagnostics_dock, m_comparison_dock,
+                      m_dilution_dock};
+  for (QDockWidget* dock : docks) {
     dock->setFloating(false);
     removeDockWidget(dock);
   }
   addDockWidget(Qt::LeftDockWidgetArea, m_document_dock);
   addDockWidget(Qt::RightDockWidgetArea, m_runs_dock);
   splitDockWidget(m_runs_dock, m_diagnostics_dock, Qt::Vertical);
-  for (QDockWidget* dock : {m_document_dock, m_runs_dock, m_diagnostics_dock}) dock->show();
+  // Comparison and dilution under the document, as two tabs.
+  splitDockWidget(m_document_dock, m_comparison_dock, Qt::Vertical);
+  tabifyDockWidget(m_comparison_dock, m_dilution_dock);
+  for (QDockWidget* dock : docks) dock->show();
+  m_comparison_dock->raise();
 
   const QSize size = this->size();
   resizeDocks({m_document_dock, m_runs_dock}, {size.width() * 55 / 100, size.width() * 45 / 100},
               Qt::Horizontal);
   resizeDocks({m_runs_dock, m_diagnostics_dock},
-              {size.height() * 35 / 100, size.height() * 65 / 100}, Qt::Vertical);
+              {size.height() * 55 / 100, size.height() * 45 / 100}, Qt::Vertical);
+  resizeDocks({m_document_dock, m_comparison_dock},
+              {size.height() * 45 / 100, size.height() * 55 / 100}, Qt::Vertical);
 }
 
 void MainWindow::restoreLayout() {
@@ -163,15 +196,31 @@ void MainWindow::buildMenus() {
   m_recent_menu = file->addMenu(tr("&Recent files"));
   connect(m_recent_menu, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
   file->addSeparator();
+  QMenu* figures = file->addMenu(tr("&Export figure…"));
+  for (const std::string& name : runFigureNames()) {
+    figures->addAction(QString::fromStdString(name), this, [this, name] { exportFigure(name); });
+  }
+  file->addSeparator();
   QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
   quit->setShortcut(QKeySequence::Quit);
 
   QMenu* view = menuBar()->addMenu(tr("&View"));
-  for (QDockWidget* dock : {m_document_dock, m_runs_dock, m_diagnostics_dock}) {
+  for (QDockWidget* dock :
+       {m_document_dock, m_runs_dock, m_comparison_dock, m_dilution_dock, m_diagnostics_dock}) {
     view->addAction(dock->toggleViewAction());
   }
   view->addSeparator();
   view->addAction(tr("&Reset layout"), this, &MainWindow::resetLayout);
+
+  QMenu* run = menuBar()->addMenu(tr("&Run"));
+  QAction* mark = run->addAction(tr("&Mark selection as target"), this,
+                                 [this] { addTarget(m_document_panel->view()->selection()); });
+  mark->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
+  run->addAction(tr("&Clear targets"), this, &MainWindow::clearTargets);
+  run->addSeparator();
+  QAction* start = run->addAction(tr("&Run ticked methods"), this, &MainWindow::runCheckedMethods);
+  start->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+  run->addAction(tr("C&ancel runs"), m_runner, &RunController::cancelAll);
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&About TTT Studio"), this, [this] { showAboutBox(this); });
@@ -256,6 +305,7 @@ void MainWindow::onLoaded(quint64, std::shared_ptr<const document::Document> doc
   m_cancel->hide();
   m_document = document;
   m_document_panel->setDocument(document);
+  clearTargets();
   m_diagnostics_panel->setDocument(document);
   const QString path = m_loading_path;
   setWindowTitle(tr("%1 — TTT Studio").arg(QFileInfo(path).fileName()));
@@ -298,6 +348,7 @@ bool MainWindow::openSession(const QString& path) {
   m_session_label->setToolTip(m_session_path);
   m_session_label->show();
   m_recent.add({RecentEntry::Kind::Session, m_session_path});
+  loadSessionRuns();
   emit sessionOpened(m_session_path);
   return true;
 }
@@ -393,6 +444,108 @@ void MainWindow::chooseSession() {
 void MainWindow::chooseModel() {
   const QString folder = QFileDialog::getExistingDirectory(this, tr("Open model folder"));
   if (!folder.isEmpty()) setModelPath(folder);
+}
+
+void MainWindow::addTarget(Span bytes) {
+  if (!m_document || bytes.size() == 0) {
+    statusBar()->showMessage(tr("Select the evidence in the document first"), 6000);
+    return;
+  }
+  m_targets.push_back(bytes);
+  std::sort(m_targets.begin(), m_targets.end(),
+            [](const Span& a, const Span& b) { return a.start < b.start; });
+  m_document_panel->view()->setHighlights(m_targets, QColor(230, 120, 0));
+  statusBar()->showMessage(tr("%n target span(s)", nullptr, static_cast<int>(m_targets.size())),
+                           6000);
+}
+
+void MainWindow::clearTargets() {
+  m_targets.clear();
+  m_document_panel->view()->setHighlights({}, QColor(230, 120, 0));
+}
+
+int MainWindow::runCheckedMethods() {
+  QString missing;
+  if (!m_document)
+    missing = tr("open a document");
+  else if (m_model_path.isEmpty())
+    missing = tr("open a model folder");
+  else if (m_runs_panel->questionEdit()->text().trimmed().isEmpty())
+    missing = tr("ask a question");
+  else if (m_runs_panel->checkedMethods().empty())
+    missing = tr("tick a method");
+  if (!missing.isEmpty()) {
+    statusBar()->showMessage(tr("To run: %1").arg(missing), 8000);
+    return 0;
+  }
+  engine::RunSpec base;
+  base.model_path = m_model_path.toStdString();
+  base.device = m_device.toStdString();
+  base.document_source = m_document->sourcePath();
+  base.document_text = m_document->text();
+  base.question = m_runs_panel->questionEdit()->text().trimmed().toStdString();
+  // The document view selects bytes; a RunSpec's targets count code points.
+  const utf8::OffsetMap offsets(m_document->text());
+  for (const Span& bytes : m_targets) {
+    base.target_chars.push_back({static_cast<std::int64_t>(offsets.charOf(bytes.start)),
+                                 static_cast<std::int64_t>(offsets.charOf(bytes.end))});
+  }
+  int queued = 0;
+  for (engine::RunSpec& spec : m_runs_panel->buildSpecs(base)) {
+    m_runner->submit(std::move(spec));
+    ++queued;
+  }
+  statusBar()->showMessage(tr("%n run(s) queued", nullptr, queued), 6000);
+  return queued;
+}
+
+int MainWindow::loadSessionRuns() {
+  try {
+    sessions::OpenOptions open;
+    open.access = sessions::OpenOptions::Access::ReadOnly;
+    const sessions::SessionStore store(m_session_path.toStdString(), open);
+    const sessions::SessionReader reader(store);
+    int loaded = 0;
+    for (const sessions::RunSummary& run : reader.listRuns()) {
+      m_traces->setTrace(loadRunTrace(reader, run.id));
+      ++loaded;
+    }
+    return loaded;
+  } catch (const Error& error) {
+    showError(tr("Cannot read the session"), QString::fromUtf8(error.what()));
+    return 0;
+  }
+}
+
+void MainWindow::exportFigure(const std::string& name) {
+  const std::vector<const RunTrace*> runs =
+      name.rfind("dilution_", 0) == 0 ? m_traces->all() : m_comparison_panel->chartedRuns();
+  const QString path = QFileDialog::getSaveFileName(
+      this, tr("Export figure"), QString::fromStdString(name) + QStringLiteral(".svg"),
+      tr("SVG (*.svg);;PDF (*.pdf);;PNG (*.png)"));
+  if (path.isEmpty()) return;
+  try {
+    views::exportFigure(makeRunFigure(name, runs), path, figureFormatFromPath(path));
+    statusBar()->showMessage(tr("Exported %1").arg(path), 6000);
+  } catch (const Error& error) {
+    showError(tr("Cannot export the figure"), QString::fromUtf8(error.what()));
+  }
+}
+
+// The diagnostics grid shows the newest run that has a probe of the answer query.
+void MainWindow::showLatestHeadGrid() {
+  const std::vector<const RunTrace*> runs = m_traces->all();
+  for (auto it = runs.rbegin(); it != runs.rend(); ++it) {
+    const Figure figure = makeRunFigure("head_mass", {*it});
+    if (!figure.isHeatmap()) continue;
+    HeadGrid grid;
+    grid.layers = figure.heatmap.rows;
+    grid.heads = figure.heatmap.columns;
+    grid.values = figure.heatmap.values;
+    grid.title = "Target mass per head (answer query after the prefill), " + (*it)->label();
+    m_diagnostics_panel->setHeadGrid(std::move(grid));
+    return;
+  }
 }
 
 }  // namespace studio::views

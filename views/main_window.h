@@ -7,7 +7,10 @@
 #include <QMainWindow>
 
 #include <memory>
+#include <string>
+#include <vector>
 
+#include "core/common/span.h"
 #include "core/document/document.h"
 #include "views/recent_files.h"
 
@@ -19,9 +22,13 @@ class QToolButton;
 
 namespace studio::views {
 
+class ComparisonPanel;
 class DiagnosticsPanel;
+class DilutionPanel;
 class DocumentLoader;
 class DocumentPanel;
+class RunController;
+class RunTraces;
 class RunsPanel;
 
 struct MainWindowOptions {
@@ -34,7 +41,7 @@ class MainWindow : public QMainWindow {
   Q_OBJECT
  public:
   // Bump when the docks change so that an old saved layout is not applied to new panels.
-  static constexpr int kLayoutVersion = 1;
+  static constexpr int kLayoutVersion = 2;
 
   explicit MainWindow(MainWindowOptions options = {}, QWidget* parent = nullptr);
   ~MainWindow() override;
@@ -51,6 +58,17 @@ class MainWindow : public QMainWindow {
   // An empty path means no model.
   bool setModelPath(const QString& path);
 
+  // The target spans of the next runs, as byte ranges of the document (framed in the document
+  // view). Marking the current selection adds it; a new document clears them.
+  void addTarget(Span bytes);
+  void clearTargets();
+  const std::vector<Span>& targets() const { return m_targets; }
+  // Queues one run per method ticked in the runs panel on the open document; the number queued.
+  // Says in the status bar (and returns 0) what is missing: a document, a model, a question.
+  int runCheckedMethods();
+  // Reads every run of the open session into the comparison and dilution panels; the number read.
+  int loadSessionRuns();
+
   bool isLoading() const;
   std::shared_ptr<const document::Document> currentDocument() const { return m_document; }
   QString modelPath() const { return m_model_path; }
@@ -60,9 +78,15 @@ class MainWindow : public QMainWindow {
   DocumentPanel* documentPanel() const { return m_document_panel; }
   RunsPanel* runsPanel() const { return m_runs_panel; }
   DiagnosticsPanel* diagnosticsPanel() const { return m_diagnostics_panel; }
+  ComparisonPanel* comparisonPanel() const { return m_comparison_panel; }
+  DilutionPanel* dilutionPanel() const { return m_dilution_panel; }
+  RunTraces* traces() const { return m_traces; }
+  RunController* runController() const { return m_runner; }
   QDockWidget* documentDock() const { return m_document_dock; }
   QDockWidget* runsDock() const { return m_runs_dock; }
   QDockWidget* diagnosticsDock() const { return m_diagnostics_dock; }
+  QDockWidget* comparisonDock() const { return m_comparison_dock; }
+  QDockWidget* dilutionDock() const { return m_dilution_dock; }
   QString deviceText() const;
   QString modelText() const;
 
@@ -93,6 +117,8 @@ class MainWindow : public QMainWindow {
   void chooseRepository();
   void chooseSession();
   void chooseModel();
+  void exportFigure(const std::string& name);
+  void showLatestHeadGrid();
 
   MainWindowOptions m_options;
   DocumentLoader* m_loader = nullptr;
@@ -105,6 +131,13 @@ class MainWindow : public QMainWindow {
   QDockWidget* m_document_dock = nullptr;
   QDockWidget* m_runs_dock = nullptr;
   QDockWidget* m_diagnostics_dock = nullptr;
+  ComparisonPanel* m_comparison_panel = nullptr;
+  DilutionPanel* m_dilution_panel = nullptr;
+  QDockWidget* m_comparison_dock = nullptr;
+  QDockWidget* m_dilution_dock = nullptr;
+  RunTraces* m_traces = nullptr;
+  RunController* m_runner = nullptr;
+  std::vector<Span> m_targets;
   QMenu* m_recent_menu = nullptr;
   QLabel* m_loading_label = nullptr;
   QProgressBar* m_progress = nullptr;

@@ -1,15 +1,27 @@
 #include "views/runs_panel.h"
 
+#include <QCheckBox>
 #include <QDir>
+#include <QDoubleSpinBox>
 #include <QFileInfo>
+#include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
 #include <QPainter>
+#include <QProgressBar>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QSplitter>
+#include <QStackedWidget>
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include "core/engine/method.h"
+#include "views/param_form.h"
+#include "views/run_traces.h"
 #include "views/runs_table_model.h"
 
 namespace studio::views {
@@ -50,6 +62,62 @@ RunsPanel::RunsPanel(QWidget* parent) : QWidget(parent) {
   model_row->addWidget(m_model_label, 1);
   model_row->addWidget(open_model);
 
+  m_question = new QLineEdit(this);
+  m_question->setPlaceholderText(tr("The question about the document"));
+
+  // Methods on the left (tick to run), the selected one's parameters on the right.
+  m_methods = new QListWidget(this);
+  m_forms = new QStackedWidget(this);
+  for (const engine::Method* method : engine::MethodRegistry::instance().all()) {
+    auto* item = new QListWidgetItem(QString::fromStdString(method->name()), m_methods);
+    item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+    item->setCheckState(method->name() == "in_context" ? Qt::Checked : Qt::Unchecked);
+    item->setToolTip(QString::fromStdString(method->summary()));
+    auto* form = new ParamForm(method->params(), m_forms);
+    auto* scroll = new QScrollArea(m_forms);
+    scroll->setWidget(form);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    m_forms->addWidget(scroll);
+    m_form_of[method->name()] = form;
+  }
+  m_methods->setMaximumWidth(160);
+  connect(m_methods, &QListWidget::currentRowChanged, m_forms, &QStackedWidget::setCurrentIndex);
+  if (m_methods->count() > 0) m_methods->setCurrentRow(0);
+  auto* methods_row = new QHBoxLayout;
+  methods_row->addWidget(m_methods);
+  methods_row->addWidget(m_forms, 1);
+
+  m_match_flops = new QCheckBox(tr("Match FLOPs: size every method to"), this);
+  m_budget_gflop = new QDoubleSpinBox(this);
+  m_budget_gflop->setRange(0.001, 1e9);
+  m_budget_gflop->setDecimals(3);
+  m_budget_gflop->setValue(10);
+  m_budget_gflop->setSuffix(tr(" GFLOP after the prefill"));
+  m_budget_gflop->setEnabled(false);
+  connect(m_match_flops, &QCheckBox::toggled, m_budget_gflop, &QWidget::setEnabled);
+  m_run = new QPushButton(tr("Run"), this);
+  m_run->setDefault(true);
+  m_cancel = new QPushButton(tr("Cancel"), this);
+  m_cancel->setEnabled(false);
+  connect(m_run, &QPushButton::clicked, this, &RunsPanel::runRequested);
+  connect(m_cancel, &QPushButton::clicked, this, &RunsPanel::cancelRequested);
+  auto* run_row = new QHBoxLayout;
+  run_row->addWidget(m_match_flops);
+  run_row->addWidget(m_budget_gflop);
+  run_row->addStretch(1);
+  run_row->addWidget(m_run);
+  run_row->addWidget(m_cancel);
+
+  m_progress = new QProgressBar(this);
+  m_progress->setRange(0, 1000);
+  m_progress->setValue(0);
+  m_progress->setTextVisible(false);
+  m_progress_label = new QLabel(tr("idle"), this);
+  auto* progress_row = new QHBoxLayout;
+  progress_row->addWidget(m_progress, 1);
+  progress_row->addWidget(m_progress_label, 2);
+
   m_table = new RunsTableView(this);
   m_table->setModel(m_model);
   m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -60,11 +128,117 @@ RunsPanel::RunsPanel(QWidget* parent) : QWidget(parent) {
   m_table->horizontalHeader()->setStretchLastSection(false);
   m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
 
+  auto* controls = new QWidget(this);
+  auto* controls_layout = new QVBoxLayout(controls);
+  controls_layout->setContentsMargins(0, 0, 0, 0);
+  controls_layout->addLayout(model_row);
+  controls_layout->addWidget(m_question);
+  controls_layout->addLayout(methods_row, 1);
+  controls_layout->addLayout(run_row);
+  controls_layout->addLayout(progress_row);
+  auto* splitter = new QSplitter(Qt::Vertical, this);
+  splitter->addWidget(controls);
+  splitter->addWidget(m_table);
+  splitter->setStretchFactor(0, 2);
+  splitter->setStretchFactor(1, 1);
+
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(6, 6, 6, 6);
-  layout->addLayout(model_row);
-  layout->addWidget(m_table, 1);
+  layout->addWidget(splitter, 1);
   setModelPath(QString());
+}
+
+void RunsPanel::setTraces(RunTraces* traces) {
+  m_traces = traces;
+  connect(traces, &RunTraces::runUpdated, this, [this](qint64 id) {
+    if (const RunTrace* trace = m_traces->find(id)) m_model->setTrace(*trace);
+    updateProgress();
+  });
+  connect(traces, &RunTraces::changed, this, [this] {
+    if (static_cast<std::size_t>(m_model->rowCount()) > m_traces->size()) m_model->clear();
+    for (const RunTrace* trace : m_traces->all()) m_model->setTrace(*trace);
+    updateProgress();
+  });
+}
+
+std::vector<std::string> RunsPanel::checkedMethods() const {
+  std::vector<std::string> methods;
+  for (int i = 0; i < m_methods->count(); ++i) {
+    if (m_methods->item(i)->checkState() == Qt::Checked) {
+      methods.push_back(m_methods->item(i)->text().toStdString());
+    }
+  }
+  return methods;
+}
+
+void RunsPanel::setMethodChecked(const std::string& method, bool checked) {
+  for (int i = 0; i < m_methods->count(); ++i) {
+    if (m_methods->item(i)->text().toStdString() == method) {
+      m_methods->item(i)->setCheckState(checked ? Qt::Checked : Qt::Unchecked);
+    }
+  }
+}
+
+ParamForm* RunsPanel::form(const std::string& method) const {
+  const auto it = m_form_of.find(method);
+  return it == m_form_of.end() ? nullptr : it->second;
+}
+
+void RunsPanel::setFlopMatching(bool on, double budget_flops) {
+  m_match_flops->setChecked(on);
+  m_budget_gflop->setValue(budget_flops / 1e9);
+}
+
+std::vector<engine::RunSpec> RunsPanel::buildSpecs(const engine::RunSpec& base) const {
+  std::vector<engine::RunSpec> specs;
+  for (const std::string& method : checkedMethods()) {
+    engine::RunSpec spec = base;
+    spec.method = method;
+    spec.params = form(method)->values();
+    if (m_match_flops->isChecked()) spec.budget_flops = m_budget_gflop->value() * 1e9;
+    specs.push_back(std::move(spec));
+  }
+  return specs;
+}
+
+void RunsPanel::setPending(int pending) {
+  m_cancel->setEnabled(pending > 0);
+  updateProgress();
+}
+
+QString RunsPanel::progressText() const {
+  return m_progress_label->text();
+}
+
+void RunsPanel::updateProgress() {
+  if (!m_traces) return;
+  const RunTrace* running = nullptr;
+  int queued = 0;
+  for (const RunTrace* trace : m_traces->all()) {
+    if (trace->result.status == engine::RunStatus::Running && !running) running = trace;
+    if (trace->result.status == engine::RunStatus::Queued) ++queued;
+  }
+  if (!running) {
+    m_progress->setRange(0, 1000);
+    m_progress->setValue(0);
+    m_progress_label->setText(queued > 0 ? tr("%n run(s) queued", nullptr, queued) : tr("idle"));
+    return;
+  }
+  QString text = QString::fromStdString(running->label());
+  if (running->progress) {
+    const engine::ProgressEvent& p = *running->progress;
+    text += QStringLiteral(" — %1").arg(QString::fromStdString(p.stage));
+    if (p.total > 0) text += QStringLiteral(" %1/%2").arg(p.done).arg(p.total);
+    if (p.eta_seconds >= 0) text += tr(", about %1 s left").arg(p.eta_seconds, 0, 'f', 0);
+    if (p.fraction >= 0) {
+      m_progress->setRange(0, 1000);
+      m_progress->setValue(static_cast<int>(p.fraction * 1000));
+    } else {
+      m_progress->setRange(0, 0);  // busy
+    }
+  }
+  if (queued > 0) text += tr(" (%n more queued)", nullptr, queued);
+  m_progress_label->setText(text);
 }
 
 void RunsPanel::setModelPath(const QString& path) {
