@@ -1,5 +1,7 @@
 #include "plugins/method_qttt/query_adapter.h"
 
+#include <limits>
+
 #include "core/common/error.h"
 
 namespace studio::plugins {
@@ -62,21 +64,40 @@ Tensor QueryAdapter::spanLoss(model::KVCache& cache, const std::vector<std::int6
   return torch::nn::functional::cross_entropy(logits, targets);
 }
 
+SpanStepStats QueryAdapter::update(const Tensor& loss) {
+  loss.backward();
+  SpanStepStats stats;
+  stats.loss = loss.item<double>();
+  // Clipping to an infinite norm only measures it.
+  const double clip = m_options.clip > 0 ? m_options.clip : std::numeric_limits<double>::infinity();
+  stats.grad_norm = torch::nn::utils::clip_grad_norm_(m_masters, clip);
+  m_optimizer->step();
+  return stats;
+}
+
 SpanStepStats QueryAdapter::step(model::KVCache& cache, const std::vector<std::int64_t>& ids,
                                  std::int64_t start, std::int64_t k) {
   torch::AutoGradMode grad(true);
   m_optimizer->zero_grad();
-  Tensor loss = spanLoss(cache, ids, start, k);
-  loss.backward();
-  SpanStepStats stats;
-  stats.loss = loss.item<double>();
-  if (m_options.clip > 0) {
-    stats.grad_norm = torch::nn::utils::clip_grad_norm_(m_masters, m_options.clip);
-  } else {
-    stats.grad_norm = torch::nn::utils::clip_grad_norm_(m_masters, 1e300);
+  return update(spanLoss(cache, ids, start, k));
+}
+
+SpanStepStats QueryAdapter::stepFullContext(const std::vector<std::int64_t>& ids,
+                                            std::int64_t start, std::int64_t k) {
+  const auto total = static_cast<std::int64_t>(ids.size());
+  if (k < 1 || start < 0 || start + k >= total) {
+    throwArgument("span", "span out of the " + std::to_string(total) + "-token context");
   }
-  m_optimizer->step();
-  return stats;
+  torch::AutoGradMode grad(true);
+  m_optimizer->zero_grad();
+  install();
+  model::ForwardContext context;
+  context.mode = model::AttentionMode::Full;
+  const Tensor input = torch::tensor(ids, torch::kInt64).unsqueeze(0);            // [1, T]
+  Tensor hidden = m_lm.forward(input, context);                                   // [1, T, d]
+  Tensor logits = m_lm.logits(hidden[0].narrow(0, start, k)).to(torch::kFloat32);  // [k, vocab]
+  Tensor targets = input[0].narrow(0, start + 1, k).to(logits.device());          // [k]
+  return update(torch::nn::functional::cross_entropy(logits, targets));
 }
 
 Tensor QueryAdapter::frozenLogits(model::KVCache& cache, std::int64_t token,

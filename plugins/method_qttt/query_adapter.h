@@ -52,6 +52,11 @@ class QueryAdapter {
   SpanStepStats step(model::KVCache& cache, const std::vector<std::int64_t>& ids,
                      std::int64_t start, std::int64_t k);
 
+  // The naive way to the same update (the baseline of `studio-cli bench qttt`): the span loss
+  // computed by re-running all of `ids` forward (AttentionMode::Full, no cache) and back.
+  SpanStepStats stepFullContext(const std::vector<std::int64_t>& ids, std::int64_t start,
+                                std::int64_t k);
+
   // Next-token logits [vocab] of the query of `token` at `position`, attending to `cache` with the
   // current W_Q (no gradient; `capture` records its query for the probes).
   torch::Tensor frozenLogits(model::KVCache& cache, std::int64_t token, std::int64_t position,
@@ -67,6 +72,8 @@ class QueryAdapter {
   // Points every attention layer's q_weight_override at its master, cast to the model's dtype
   // (inside the autograd graph when grad mode is on).
   void install();
+  // Backward of `loss`, clipping, one AdamW step.
+  SpanStepStats update(const torch::Tensor& loss);
 
   model::CausalLMImpl& m_lm;
   QueryAdapterOptions m_options;
