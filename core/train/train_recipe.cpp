@@ -1,0 +1,230 @@
+#include "core/train/train_recipe.h"
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "core/common/error.h"
+
+namespace studio::train {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Field access with errors that name the recipe file and the field's path.
+class Fields {
+ public:
+  Fields(const nlohmann::json& json, std::string file, std::string path)
+      : m_json(json), m_file(std::move(file)), m_path(std::move(path)) {
+    if (!m_json.is_object()) fail("", "must be a JSON object");
+  }
+
+  void allowOnly(const std::set<std::string>& keys) const {
+    for (const auto& item : m_json.items()) {
+      if (!keys.count(item.key())) fail(item.key(), "is not a recipe field here");
+    }
+  }
+
+  bool has(const std::string& key) const { return m_json.contains(key); }
+  const nlohmann::json& at(const std::string& key) const { return m_json.at(key); }
+
+  double number(const std::string& key, double fallback, double lo, double hi) const {
+    if (!has(key)) return fallback;
+    const auto& v = m_json.at(key);
+    if (!v.is_number()) fail(key, "must be a number");
+    const double x = v.get<double>();
+    if (!(x >= lo && x <= hi)) {
+      fail(key, "is " + v.dump() + ", must be in [" + fmt(lo) + ", " + fmt(hi) + "]");
+    }
+    return x;
+  }
+
+  std::int64_t integer(const std::string& key, std::int64_t fallback, std::int64_t lo,
+                       std::int64_t hi) const {
+    if (!has(key)) return fallback;
+    const auto& v = m_json.at(key);
+    if (!v.is_number_integer()) fail(key, "must be an integer");
+    const std::int64_t x = v.get<std::int64_t>();
+    if (x < lo || x > hi) {
+      fail(key, "is " + std::to_string(x) + ", must be in [" + std::to_string(lo) + ", " +
+                    std::to_string(hi) + "]");
+    }
+    return x;
+  }
+
+  std::string string(const std::string& key, const std::string& fallback) const {
+    if (!has(key)) return fallback;
+    const auto& v = m_json.at(key);
+    if (!v.is_string()) fail(key, "must be a string");
+    return v.get<std::string>();
+  }
+
+  std::string field(const std::string& key) const { return m_path.empty() ? key : m_path + "." + key; }
+
+  [[noreturn]] void fail(const std::string& key, const std::string& what) const {
+    throwError(ErrorKind::Config, m_file, key.empty() ? m_path : field(key), what);
+  }
+
+ private:
+  static std::string fmt(double x) {
+    std::ostringstream out;
+    out << x;
+    return out.str();
+  }
+
+  const nlohmann::json& m_json;
+  std::string m_file;
+  std::string m_path;
+};
+
+std::string resolvePath(const std::string& path, const std::string& base_dir) {
+  const fs::path p(path);
+  return p.is_absolute() ? path : (fs::path(base_dir) / p).lexically_normal().string();
+}
+
+nlohmann::json readJsonFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throwError(ErrorKind::Io, path, "", "cannot open the file");
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& error) {
+    throwError(ErrorKind::Format, path, "", std::string("not valid JSON: ") + error.what());
+  }
+}
+
+MixtureSource parseSource(const nlohmann::json& json, const std::string& file,
+                          const std::string& path, const std::string& base_dir) {
+  const Fields f(json, file, path);
+  f.allowOnly({"task", "weight", "params", "ranges", "text_files"});
+  MixtureSource source;
+  source.weight = f.number("weight", 1.0, 0.0, 1e9);
+  if (source.weight <= 0) f.fail("weight", "must be positive");
+  source.task = f.string("task", "");
+  if (f.has("text_files") == !source.task.empty()) {
+    f.fail("", "needs exactly one of \"task\" and \"text_files\"");
+  }
+  if (f.has("text_files")) {
+    const auto& files = f.at("text_files");
+    if (!files.is_array() || files.empty()) f.fail("text_files", "must be a non-empty array");
+    for (const auto& name : files) {
+      if (!name.is_string()) f.fail("text_files", "must hold file paths (strings)");
+      source.text_files.push_back(resolvePath(name.get<std::string>(), base_dir));
+    }
+    if (f.has("params") || f.has("ranges")) f.fail("", "text files take no params or ranges");
+    return source;
+  }
+  if (f.has("params")) {
+    if (!f.at("params").is_object()) f.fail("params", "must be an object");
+    source.params = f.at("params");
+  }
+  if (f.has("ranges")) {
+    const auto& ranges = f.at("ranges");
+    if (!ranges.is_object()) f.fail("ranges", "must be an object of [lo, hi] pairs");
+    for (const auto& item : ranges.items()) {
+      const auto& r = item.value();
+      if (!r.is_array() || r.size() != 2 || !r[0].is_number() || !r[1].is_number() ||
+          r[0].get<double>() > r[1].get<double>()) {
+        f.fail("ranges." + item.key(), "must be [lo, hi] with lo <= hi");
+      }
+      if (source.params.contains(item.key())) {
+        f.fail("ranges." + item.key(), "is also given in params");
+      }
+      source.ranges[item.key()] = {r[0].get<double>(), r[1].get<double>()};
+    }
+  }
+  return source;
+}
+
+}  // namespace
+
+std::string MixtureSource::label() const { return task.empty() ? "text" : task; }
+
+TrainRecipe TrainRecipe::fromJson(const nlohmann::json& json, const std::string& file,
+                                  const std::string& base_dir) {
+  const Fields f(json, file, "");
+  f.allowOnly({"model", "model_config", "data", "optimizer", "steps", "batch_size", "seed",
+               "device", "dtype", "threads", "checkpoint_every", "keep_checkpoints", "log_every",
+               "comment"});
+  TrainRecipe recipe;
+  recipe.raw = json;
+
+  if (f.has("model") == f.has("model_config")) {
+    f.fail("", "needs exactly one of \"model\" (config.json fields) and \"model_config\" (a path)");
+  }
+  if (f.has("model")) {
+    try {
+      recipe.model = model::ModelConfig::fromJson(f.at("model"), file);
+    } catch (const Error& error) {
+      throwError(ErrorKind::Config, file, "model." + error.field(), error.detail());
+    }
+  } else {
+    const std::string path = resolvePath(f.string("model_config", ""), base_dir);
+    recipe.model = model::ModelConfig::fromJson(readJsonFile(path), path);
+  }
+
+  if (!f.has("data")) f.fail("data", "is missing");
+  const Fields data(f.at("data"), file, "data");
+  data.allowOnly({"seq_len", "context_loss_weight", "same_source_per_batch", "mixture"});
+  recipe.data.seq_len = data.integer("seq_len", 1024, 8, 1 << 20);
+  recipe.data.context_loss_weight = data.number("context_loss_weight", 0.0, 0.0, 1.0);
+  if (data.has("same_source_per_batch")) {
+    if (!data.at("same_source_per_batch").is_boolean()) {
+      data.fail("same_source_per_batch", "must be true or false");
+    }
+    recipe.data.same_source_per_batch = data.at("same_source_per_batch").get<bool>();
+  }
+  if (!data.has("mixture") || !data.at("mixture").is_array() || data.at("mixture").empty()) {
+    data.fail("mixture", "must be a non-empty array of sources");
+  }
+  const auto& mixture = data.at("mixture");
+  for (std::size_t i = 0; i < mixture.size(); ++i) {
+    recipe.data.mixture.push_back(
+        parseSource(mixture[i], file, "data.mixture[" + std::to_string(i) + "]", base_dir));
+  }
+
+  if (f.has("optimizer")) {
+    const Fields opt(f.at("optimizer"), file, "optimizer");
+    opt.allowOnly({"lr", "min_lr_ratio", "warmup_steps", "weight_decay", "beta1", "beta2", "eps",
+                   "clip"});
+    OptimizerRecipe& o = recipe.optimizer;
+    o.lr = opt.number("lr", o.lr, 0.0, 10.0);
+    o.min_lr_ratio = opt.number("min_lr_ratio", o.min_lr_ratio, 0.0, 1.0);
+    o.warmup_steps = opt.integer("warmup_steps", o.warmup_steps, 0, 1LL << 40);
+    o.weight_decay = opt.number("weight_decay", o.weight_decay, 0.0, 10.0);
+    o.beta1 = opt.number("beta1", o.beta1, 0.0, 0.999999);
+    o.beta2 = opt.number("beta2", o.beta2, 0.0, 0.999999);
+    o.eps = opt.number("eps", o.eps, 0.0, 1.0);
+    o.clip = opt.number("clip", o.clip, 0.0, 1e9);
+  }
+
+  recipe.steps = f.integer("steps", recipe.steps, 1, 1LL << 40);
+  recipe.batch_size = f.integer("batch_size", recipe.batch_size, 1, 1 << 16);
+  recipe.seed = static_cast<std::uint64_t>(f.integer("seed", 1, 0, INT64_MAX));
+  recipe.device = f.string("device", recipe.device);
+  recipe.dtype = f.string("dtype", recipe.dtype);
+  if (!recipe.dtype.empty() && recipe.dtype != "f32" && recipe.dtype != "bf16") {
+    f.fail("dtype", "is '" + recipe.dtype + "', must be f32 or bf16");
+  }
+  if (recipe.dtype == "bf16" && recipe.device == "cpu") {
+    f.fail("dtype", "bf16 training needs device cuda (the CPU trains in f32)");
+  }
+  recipe.threads = static_cast<int>(f.integer("threads", 0, 0, 1024));
+  recipe.checkpoint_every = f.integer("checkpoint_every", recipe.checkpoint_every, 0, 1LL << 40);
+  recipe.keep_checkpoints = f.integer("keep_checkpoints", recipe.keep_checkpoints, 0, 1 << 20);
+  recipe.log_every = f.integer("log_every", recipe.log_every, 1, 1LL << 40);
+  if (recipe.optimizer.warmup_steps > recipe.steps) {
+    throwError(ErrorKind::Config, file, "optimizer.warmup_steps",
+               "is longer than the run (" + std::to_string(recipe.steps) + " steps)");
+  }
+  return recipe;
+}
+
+TrainRecipe loadRecipe(const std::string& path) {
+  const nlohmann::json json = readJsonFile(path);
+  const std::string base = fs::path(path).parent_path().string();
+  return TrainRecipe::fromJson(json, path, base.empty() ? "." : base);
+}
+
+}  // namespace studio::train

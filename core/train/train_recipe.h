@@ -1,0 +1,96 @@
+#pragma once
+// A training recipe (`studio-cli train --recipe FILE`): the architecture, the data mixture, the
+// optimiser and its schedule, the seed and where the work runs. Everything that decides the curve
+// is here, so the same recipe and seed give the same run.
+//
+// {
+//   "model": { config.json fields } | "model_config": "path/to/config.json",
+//   "data": {"seq_len": 1024, "context_loss_weight": 0.1, "same_source_per_batch": false,
+//            "mixture": [
+//     {"task": "niah", "weight": 1, "params": {}, "ranges": {"chars": [100, 600]}},
+//     {"text_files": ["a.txt"], "weight": 0.5}]},
+//   "optimizer": {"lr": 1e-3, "min_lr_ratio": 0.1, "warmup_steps": 50, "weight_decay": 0.1,
+//                 "beta1": 0.9, "beta2": 0.95, "eps": 1e-8, "clip": 1.0},
+//   "steps": 1000, "batch_size": 8, "seed": 1, "device": "cpu", "dtype": "f32", "threads": 0,
+//   "checkpoint_every": 100, "keep_checkpoints": 2, "log_every": 10
+// }
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/model/model_config.h"
+
+namespace studio::train {
+
+// One source of the mixture: a task generator (items drawn with fresh seeds, parameters fixed or
+// drawn uniformly from ranges) or text files (windows of seq_len tokens).
+struct MixtureSource {
+  double weight = 1.0;
+  std::string task;  // a generator's name; empty for text files
+  nlohmann::json params = nlohmann::json::object();
+  // Parameter -> [lo, hi]: an int parameter is drawn uniformly in [lo, hi] (inclusive), a float
+  // one in [lo, hi).
+  std::map<std::string, std::pair<double, double>> ranges;
+  std::vector<std::string> text_files;
+
+  std::string label() const;  // the task name or "text"
+};
+
+struct DataRecipe {
+  std::int64_t seq_len = 1024;  // longest example in tokens; longer task items are redrawn
+  // Loss weight of the prompt's tokens (the answer's are 1): a little language modelling of the
+  // context (balances, background) next to the answer.
+  double context_loss_weight = 0.0;
+  // Draw one source per step for the whole batch rather than one per example: batches of items of
+  // similar length, so less padding is computed (short niah next to long tx_log items wastes most
+  // of a batch).
+  bool same_source_per_batch = false;
+  std::vector<MixtureSource> mixture;
+};
+
+struct OptimizerRecipe {
+  double lr = 1e-3;
+  double min_lr_ratio = 0.1;  // the cosine ends at lr · min_lr_ratio
+  std::int64_t warmup_steps = 0;
+  double weight_decay = 0.1;  // on matrices only; norms and biases are not decayed
+  double beta1 = 0.9;
+  double beta2 = 0.95;
+  double eps = 1e-8;
+  double clip = 1.0;  // global gradient norm; 0 turns clipping off
+};
+
+struct TrainRecipe {
+  model::ModelConfig model;
+  DataRecipe data;
+  OptimizerRecipe optimizer;
+  std::int64_t steps = 100;
+  std::int64_t batch_size = 8;
+  std::uint64_t seed = 1;
+  std::string device = "cpu";
+  // "f32", or "bf16" (CUDA only: fp32 master weights, bf16 autocast); empty: f32 on the CPU,
+  // bf16 on CUDA.
+  std::string dtype;
+  int threads = 0;  // torch intra-op threads; 0 keeps the process's setting
+  std::int64_t checkpoint_every = 100;  // 0: only at the end
+  std::int64_t keep_checkpoints = 2;    // older checkpoint folders are removed; 0 keeps all
+  std::int64_t log_every = 10;
+
+  nlohmann::json raw;  // the recipe as read (stored with the run and the checkpoints)
+
+  // Throws studio::Error (Config) naming `file` and the field for anything missing, mistyped or
+  // out of range, and for unknown keys (a typo must not silently train something else). Task
+  // names are checked when the data is built (TrainingData). Relative paths (model_config,
+  // text_files) are resolved against `base_dir`.
+  static TrainRecipe fromJson(const nlohmann::json& json, const std::string& file = "recipe",
+                              const std::string& base_dir = ".");
+};
+
+// Reads and parses a recipe file. Throws studio::Error (Io, Format, Config) naming the file.
+TrainRecipe loadRecipe(const std::string& path);
+
+}  // namespace studio::train

@@ -1,0 +1,340 @@
+#include "core/train/trainer.h"
+
+#include <ATen/autocast_mode.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <iomanip>
+#include <sstream>
+
+#include "core/common/error.h"
+#include "core/model/atomic_file_writer.h"
+#include "core/model/checkpoint_writer.h"
+#include "core/model/model_loader.h"
+#include "core/tokenizer/byte_level_writer.h"
+#include "core/tokenizer/tokenizer.h"
+#include "core/train/lr_schedule.h"
+#include "core/train/training_data.h"
+
+namespace studio::train {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Recipe fields that do not change the curve: a resumed run may change them.
+const char* const kFreeRecipeFields[] = {"checkpoint_every", "keep_checkpoints", "log_every",
+                                         "threads", "comment"};
+
+nlohmann::json curveDefiningPart(nlohmann::json recipe) {
+  for (const char* key : kFreeRecipeFields) recipe.erase(key);
+  return recipe;
+}
+
+void requireSameRecipe(const nlohmann::json& stored, const nlohmann::json& current,
+                       const std::string& dir) {
+  const nlohmann::json a = curveDefiningPart(stored);
+  const nlohmann::json b = curveDefiningPart(current);
+  if (a == b) return;
+  std::string fields;
+  for (const auto& item : a.items()) {
+    if (!b.contains(item.key()) || b.at(item.key()) != item.value()) {
+      fields += (fields.empty() ? "" : ", ") + item.key();
+    }
+  }
+  for (const auto& item : b.items()) {
+    if (!a.contains(item.key())) fields += (fields.empty() ? "" : ", ") + item.key();
+  }
+  throwError(ErrorKind::Config, (fs::path(dir) / kTrainerStateFile).string(), fields,
+             "the recipe differs from the one this checkpoint was trained with, so resuming would "
+             "not continue the same curve (train into another --out, or restore the recipe)");
+}
+
+// bf16 autocast over fp32 master weights on CUDA; nothing on the CPU.
+class AutocastScope {
+ public:
+  explicit AutocastScope(bool on) : m_on(on) {
+    if (!m_on) return;
+    at::autocast::set_autocast_gpu_dtype(at::kBFloat16);
+    at::autocast::set_enabled(true);
+  }
+  ~AutocastScope() {
+    if (!m_on) return;
+    at::autocast::set_enabled(false);
+    at::autocast::clear_cache();
+  }
+  AutocastScope(const AutocastScope&) = delete;
+  AutocastScope& operator=(const AutocastScope&) = delete;
+
+ private:
+  bool m_on;
+};
+
+struct TrainableModel {
+  std::shared_ptr<model::LoadedModel> loaded;
+  std::vector<torch::Tensor> decayed;    // matrices (embeddings included)
+  std::vector<torch::Tensor> undecayed;  // norm weights and biases
+  std::vector<torch::Tensor> all;
+};
+
+TrainableModel makeTrainable(std::shared_ptr<model::LoadedModel> loaded) {
+  TrainableModel model;
+  model.loaded = std::move(loaded);
+  for (auto& item : model.loaded->lm->named_parameters()) {
+    torch::Tensor& p = item.value();
+    // Own the memory (a loaded checkpoint's tensors may view its mapped file), then train it.
+    p.set_data(p.detach().clone());
+    p.set_requires_grad(true);
+    (p.dim() >= 2 ? model.decayed : model.undecayed).push_back(p);
+    model.all.push_back(p);
+  }
+  return model;
+}
+
+std::unique_ptr<torch::optim::AdamW> makeOptimizer(const TrainableModel& model,
+                                                   const OptimizerRecipe& o) {
+  auto options = [&](double decay) {
+    return std::make_unique<torch::optim::AdamWOptions>(torch::optim::AdamWOptions(o.lr)
+                                                            .betas({o.beta1, o.beta2})
+                                                            .eps(o.eps)
+                                                            .weight_decay(decay));
+  };
+  std::vector<torch::optim::OptimizerParamGroup> groups;
+  if (!model.decayed.empty()) groups.emplace_back(model.decayed, options(o.weight_decay));
+  if (!model.undecayed.empty()) groups.emplace_back(model.undecayed, options(0.0));
+  return std::make_unique<torch::optim::AdamW>(groups, torch::optim::AdamWOptions(o.lr));
+}
+
+double globalGradNorm(const std::vector<torch::Tensor>& params) {
+  double sum = 0;
+  for (const auto& p : params) {
+    if (p.grad().defined()) sum += p.grad().to(torch::kFloat64).pow(2).sum().item<double>();
+  }
+  return std::sqrt(sum);
+}
+
+void writeCurve(const std::string& out_dir, const TrainingState& state) {
+  nlohmann::json points = nlohmann::json::array();
+  for (const CurvePoint& p : state.curve) points.push_back(p.toJson());
+  model::writeFileAtomically((fs::path(out_dir) / kCurveFile).string(),
+                             nlohmann::json{{"recipe", state.recipe}, {"curve", points}}.dump(1));
+}
+
+std::string saveCheckpoint(const std::string& out_dir, const model::ModelConfig& config,
+                           const TrainableModel& model, torch::optim::AdamW& optimizer,
+                           const TrainingState& state, const std::string& tokenizer_json,
+                           std::int64_t keep) {
+  const fs::path final_dir = fs::path(out_dir) / checkpointFolderName(state.step);
+  const fs::path temp_dir = final_dir.string() + ".tmp";
+  fs::remove_all(temp_dir);
+
+  std::map<std::string, torch::Tensor> tensors;
+  for (const auto& item : model.loaded->lm->named_parameters()) {
+    tensors[item.key()] = item.value().detach().to(torch::kCPU, torch::kFloat32).contiguous();
+  }
+  model::CheckpointWriteOptions write;
+  write.tokenizer_json = nlohmann::json::parse(tokenizer_json);
+  write.metadata = {{"studio_train_step", std::to_string(state.step)}};
+  model::writeCheckpoint(temp_dir.string(), config, tensors, write);
+  try {
+    torch::save(optimizer, (temp_dir / kOptimizerFile).string());
+  } catch (const c10::Error& error) {
+    throwError(ErrorKind::Io, (temp_dir / kOptimizerFile).string(), "",
+               std::string("cannot save the optimizer state: ") + error.what_without_backtrace());
+  }
+  model::writeFileAtomically((temp_dir / kTrainerStateFile).string(), state.toJson().dump(1));
+
+  fs::remove_all(final_dir);
+  fs::rename(temp_dir, final_dir);
+  if (keep > 0) {
+    std::vector<std::string> all = listCheckpoints(out_dir);
+    for (std::size_t i = 0; i + static_cast<std::size_t>(keep) < all.size(); ++i) {
+      fs::remove_all(all[i]);
+    }
+  }
+  return final_dir.string();
+}
+
+void emit(const TrainerOptions& options, engine::Event event) {
+  if (options.on_event) options.on_event(event);
+}
+
+}  // namespace
+
+TrainOutcome runTraining(const TrainRecipe& recipe, const TrainerOptions& options) {
+  if (options.out_dir.empty()) throwArgument("--out", "the trainer needs an output folder");
+  if (recipe.threads > 0) torch::set_num_threads(recipe.threads);
+  const torch::Device device = model::parseDevice(recipe.device);
+  const bool bf16 = device.is_cuda() && recipe.dtype != "f32";
+
+  const tokenizer::ByteLevelVocabulary vocabulary;
+  const std::string tokenizer_json = tokenizer::byteLevelTokenizerJson(vocabulary);
+  const auto tokenizer = tokenizer::Tokenizer::fromJson(tokenizer_json, "byte-level tokenizer");
+  const std::vector<std::int64_t> eot = tokenizer->encode(vocabulary.special_tokens.front()).ids;
+  if (eot.size() != 1) {
+    throwError(ErrorKind::Internal, "byte-level tokenizer", vocabulary.special_tokens.front(),
+               "is not one token");
+  }
+  model::ModelConfig config = recipe.model;
+  if (config.vocab_size < tokenizer->vocabSize()) {
+    throwError(ErrorKind::Config, "recipe", "model.vocab_size",
+               "is " + std::to_string(config.vocab_size) + ", the byte-level tokenizer has " +
+                   std::to_string(tokenizer->vocabSize()) + " tokens");
+  }
+  if (config.eos_token_ids.empty()) config.eos_token_ids = {eot.front()};
+  config.torch_dtype = "float32";
+
+  fs::create_directories(options.out_dir);
+  const std::vector<std::string> existing = listCheckpoints(options.out_dir);
+  if (!existing.empty() && !options.resume) {
+    throwArgument("--resume", options.out_dir + " already holds checkpoints (latest " +
+                                  fs::path(existing.back()).filename().string() +
+                                  "): pass --resume to continue them, or train into another --out");
+  }
+
+  TrainingState state;
+  state.seed = recipe.seed;
+  state.recipe = recipe.raw;
+  model::LoadOptions load;
+  load.device = recipe.device;
+  load.dtype = "f32";
+  TrainableModel model;
+  std::string last_checkpoint;
+  if (!existing.empty()) {
+    last_checkpoint = existing.back();
+    state = readTrainingState(last_checkpoint);
+    requireSameRecipe(state.recipe, recipe.raw, last_checkpoint);
+    state.recipe = recipe.raw;
+    model = makeTrainable(model::loadModel(last_checkpoint, load));
+  } else {
+    model = makeTrainable(model::buildModel(config, model::randomTensors(config, recipe.seed), load));
+  }
+  const auto optimizer = makeOptimizer(model, recipe.optimizer);
+  if (!existing.empty()) {
+    const std::string file = (fs::path(last_checkpoint) / kOptimizerFile).string();
+    try {
+      torch::load(*optimizer, file, device);
+    } catch (const c10::Error& error) {
+      throwError(ErrorKind::Format, file, "",
+                 std::string("cannot load the optimizer state: ") + error.what_without_backtrace());
+    }
+  }
+
+  const TrainingData data(recipe.data, tokenizer, eot.front(), recipe.seed);
+  const CosineSchedule schedule{recipe.optimizer.lr, recipe.optimizer.min_lr_ratio,
+                                recipe.optimizer.warmup_steps, recipe.steps};
+  const std::int64_t end =
+      options.stop_at_step >= 0 ? std::min(options.stop_at_step, recipe.steps) : recipe.steps;
+  const double seconds_before = state.seconds;
+  const auto started = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return seconds_before +
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  };
+
+  TrainOutcome outcome;
+  outcome.resumed_from = state.step;
+  const std::int64_t first_step = state.step;
+  std::int64_t saved_step = existing.empty() ? -1 : state.step;
+  auto& lm = model.loaded->lm;
+  lm->train();
+  while (state.step < end) {
+    if (options.cancelled && options.cancelled()) break;
+    const std::int64_t step = state.step;  // 0-based index of the step being taken
+    const double lr = schedule.at(step);
+    for (auto& group : optimizer->param_groups()) {
+      static_cast<torch::optim::AdamWOptions&>(group.options()).lr(lr);
+    }
+    const TrainingBatch batch = data.batch(step, recipe.batch_size);
+    const torch::Tensor inputs = batch.inputs.to(device);    // [B, T]
+    const torch::Tensor targets = batch.targets.to(device);  // [B, T]
+    const torch::Tensor weights = batch.weights.to(device);  // [B, T]
+    const torch::Tensor answer = batch.answer_mask.to(device);
+
+    optimizer->zero_grad();
+    torch::Tensor logits;  // [B, T, V] float32
+    {
+      const AutocastScope autocast(bf16);
+      model::ForwardContext context;
+      context.mode = model::AttentionMode::Full;
+      const torch::Tensor hidden = lm->forward(inputs, context);  // [B, T, hidden]
+      logits = lm->logits(hidden).to(torch::kFloat32);
+    }
+    const std::int64_t vocab = logits.size(-1);
+    const torch::Tensor token_loss =  // [B, T]
+        torch::nn::functional::cross_entropy(
+            logits.reshape({-1, vocab}), targets.reshape({-1}),
+            torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone))
+            .reshape(targets.sizes());
+    const torch::Tensor loss = (token_loss * weights).sum() / weights.sum().clamp_min(1e-8);
+    loss.backward();
+    const double grad_norm = recipe.optimizer.clip > 0
+                                 ? torch::nn::utils::clip_grad_norm_(model.all, recipe.optimizer.clip)
+                                 : globalGradNorm(model.all);
+    optimizer->step();
+    state.step = step + 1;
+
+    CurvePoint point;
+    point.step = state.step;
+    point.loss = loss.item<double>();
+    point.answer_loss = token_loss.detach().masked_select(answer).mean().item<double>();
+    point.learning_rate = lr;
+    point.grad_norm = grad_norm;
+    point.tokens = batch.tokens;
+    point.seconds = elapsed();
+    state.seconds = point.seconds;
+    state.curve.push_back(point);
+    if (!std::isfinite(point.loss)) {
+      throwError(ErrorKind::Internal, "trainer", "loss",
+                 "is not finite at step " + std::to_string(state.step) +
+                     " (lower optimizer.lr or raise warm-up); the last checkpoint is kept");
+    }
+
+    engine::StepMetricEvent metric;
+    metric.phase = "train";
+    metric.step = state.step;
+    metric.loss = point.loss;
+    metric.grad_norm = grad_norm;
+    metric.learning_rate = lr;
+    metric.wall_seconds = point.seconds;
+    emit(options, metric);
+    engine::ProgressEvent progress;
+    progress.stage = "train";
+    progress.done = state.step;
+    progress.total = recipe.steps;
+    progress.fraction = static_cast<double>(state.step) / static_cast<double>(recipe.steps);
+    const double per_step = (point.seconds - seconds_before) / static_cast<double>(state.step - first_step);
+    progress.eta_seconds = per_step * static_cast<double>(recipe.steps - state.step);
+    emit(options, progress);
+    if (state.step % recipe.log_every == 0 || state.step == end) {
+      writeCurve(options.out_dir, state);
+      std::ostringstream line;
+      line << "step " << state.step << "/" << recipe.steps << std::fixed << std::setprecision(4)
+           << "  loss " << point.loss << "  answer loss " << point.answer_loss
+           << std::setprecision(6) << "  lr " << lr << std::setprecision(3) << "  grad norm "
+           << grad_norm << std::setprecision(1) << "  " << point.seconds << " s";
+      emit(options, engine::LogEvent{"info", line.str()});
+    }
+    if (recipe.checkpoint_every > 0 && state.step % recipe.checkpoint_every == 0 &&
+        state.step < end) {
+      last_checkpoint = saveCheckpoint(options.out_dir, config, model, *optimizer, state,
+                                       tokenizer_json, recipe.keep_checkpoints);
+      saved_step = state.step;
+      emit(options, engine::LogEvent{"info", "checkpoint " + last_checkpoint});
+    }
+  }
+  if (saved_step != state.step) {
+    writeCurve(options.out_dir, state);
+    last_checkpoint = saveCheckpoint(options.out_dir, config, model, *optimizer, state,
+                                     tokenizer_json, recipe.keep_checkpoints);
+    emit(options, engine::LogEvent{"info", "checkpoint " + last_checkpoint});
+  }
+  outcome.steps_done = state.step;
+  outcome.finished = state.step >= recipe.steps;
+  outcome.last_checkpoint = last_checkpoint;
+  outcome.curve = state.curve;
+  return outcome;
+}
+
+}  // namespace studio::train

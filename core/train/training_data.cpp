@@ -1,0 +1,215 @@
+#include "core/train/training_data.h"
+
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+
+#include "core/common/error.h"
+#include "core/common/param_spec.h"
+#include "core/engine/prompt_template.h"
+#include "core/task/seeded_rng.h"
+#include "core/task/task.h"
+
+namespace studio::train {
+
+namespace {
+
+constexpr int kMaxAttempts = 16;
+
+std::uint64_t exampleStreamSeed(std::uint64_t seed, std::int64_t step, std::int64_t slot) {
+  return task::mixSeed(task::mixSeed(task::mixSeed(seed) ^ static_cast<std::uint64_t>(step)) ^
+                       static_cast<std::uint64_t>(slot));
+}
+
+std::string readFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throwError(ErrorKind::Io, path, "", "cannot open the training text");
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+}  // namespace
+
+std::uint64_t trainingItemSeed(std::uint64_t recipe_seed, std::int64_t step, std::int64_t slot,
+                               int attempt) {
+  const std::uint64_t mixed =
+      task::mixSeed(exampleStreamSeed(recipe_seed, step, slot) ^ static_cast<std::uint64_t>(attempt));
+  return (mixed & ((1ULL << 62) - 1)) | (1ULL << 62);
+}
+
+TrainingData::TrainingData(const DataRecipe& recipe,
+                           std::shared_ptr<const tokenizer::Tokenizer> tokenizer,
+                           std::int64_t end_of_text_id, std::uint64_t seed)
+    : m_recipe(recipe), m_tokenizer(std::move(tokenizer)), m_end_of_text(end_of_text_id),
+      m_seed(seed) {
+  double total = 0;
+  for (std::size_t i = 0; i < recipe.mixture.size(); ++i) {
+    const MixtureSource& r = recipe.mixture[i];
+    const std::string field = "data.mixture[" + std::to_string(i) + "]";
+    Source source;
+    source.recipe = r;
+    if (!r.task.empty()) {
+      source.generator = task::TaskRegistry::instance().generator(r.task);
+      if (!source.generator) {
+        std::string known;
+        for (const auto* g : task::TaskRegistry::instance().generators()) {
+          known += (known.empty() ? "" : ", ") + g->name();
+        }
+        throwError(ErrorKind::Config, "recipe", field + ".task",
+                   "no task generator named '" + r.task + "' (known: " + known + ")");
+      }
+      // Resolve once with the ranges' lower ends, so a bad parameter fails now, not at step k.
+      nlohmann::json probe = r.params;
+      for (const ParamSpec& spec : source.generator->params()) {
+        const auto range = r.ranges.find(spec.name);
+        if (range == r.ranges.end()) continue;
+        probe[spec.name] = spec.type == ParamSpec::Type::Int
+                               ? nlohmann::json(static_cast<std::int64_t>(range->second.first))
+                               : nlohmann::json(range->second.first);
+      }
+      for (const auto& [name, range] : r.ranges) {
+        if (!probe.contains(name)) {
+          throwError(ErrorKind::Config, "recipe", field + ".ranges." + name,
+                     "is not a parameter of " + r.task);
+        }
+      }
+      try {
+        resolveParams(r.task, source.generator->params(), probe);
+      } catch (const Error& error) {
+        throwError(ErrorKind::Config, "recipe", field + ".params", error.what());
+      }
+    } else {
+      for (const std::string& path : r.text_files) {
+        std::vector<std::int64_t> ids = m_tokenizer->encode(readFile(path)).ids;
+        if (static_cast<std::int64_t>(ids.size()) < recipe.seq_len + 1) {
+          throwError(ErrorKind::Io, path, "",
+                     "has " + std::to_string(ids.size()) + " tokens, fewer than seq_len + 1 (" +
+                         std::to_string(recipe.seq_len + 1) + ")");
+        }
+        source.texts.push_back(std::move(ids));
+      }
+    }
+    total += r.weight;
+    m_sources.push_back(std::move(source));
+  }
+  double running = 0;
+  for (const Source& source : m_sources) {
+    running += source.recipe.weight / total;
+    m_cumulative.push_back(running);
+  }
+  m_cumulative.back() = 1.0;
+}
+
+TrainingExample TrainingData::example(std::int64_t step, std::int64_t slot) const {
+  const std::int64_t source_slot = m_recipe.same_source_per_batch ? 0 : slot;
+  task::SeededRng rng =
+      task::SeededRng::stream(exampleStreamSeed(m_seed, step, source_slot), "source");
+  const double u = rng.uniform01();
+  const std::size_t index = static_cast<std::size_t>(
+      std::upper_bound(m_cumulative.begin(), m_cumulative.end(), u) - m_cumulative.begin());
+  const Source& source = m_sources[std::min(index, m_sources.size() - 1)];
+  return source.generator ? taskExample(source, step, slot) : textExample(source, step, slot);
+}
+
+TrainingExample TrainingData::taskExample(const Source& source, std::int64_t step,
+                                          std::int64_t slot) const {
+  const MixtureSource& r = source.recipe;
+  std::size_t shortest = SIZE_MAX;
+  for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
+    const std::uint64_t item_seed = trainingItemSeed(m_seed, step, slot, attempt);
+    task::SeededRng rng = task::SeededRng::stream(item_seed, "train-params");
+    nlohmann::json given = r.params;
+    for (const ParamSpec& spec : source.generator->params()) {
+      const auto range = r.ranges.find(spec.name);
+      if (range == r.ranges.end()) continue;
+      const auto [lo, hi] = range->second;
+      if (spec.type == ParamSpec::Type::Int) {
+        given[spec.name] = rng.uniformInt(static_cast<std::int64_t>(lo), static_cast<std::int64_t>(hi));
+      } else {
+        given[spec.name] = lo + (hi - lo) * rng.uniform01();
+      }
+    }
+    const task::TaskItem item =
+        source.generator->generate(resolveParams(r.task, source.generator->params(), given), item_seed);
+    if (item.answers.empty()) {
+      throwError(ErrorKind::Config, "recipe", r.task, "its items carry no reference answer");
+    }
+    engine::PromptParts parts;
+    parts.task_description = item.task_description;
+    parts.context = item.context;
+    parts.question = item.question;
+    const std::string prompt = engine::answerPrompt(parts).text;
+
+    TrainingExample example;
+    example.source = r.label();
+    example.ids = m_tokenizer->encode(prompt).ids;
+    const std::size_t answer_from = example.ids.size();
+    const std::vector<std::int64_t> answer = m_tokenizer->encode(item.answers.front() + "\n").ids;
+    example.ids.insert(example.ids.end(), answer.begin(), answer.end());
+    example.ids.push_back(m_end_of_text);
+    shortest = std::min(shortest, example.ids.size());
+    if (static_cast<std::int64_t>(example.ids.size()) > m_recipe.seq_len) continue;
+
+    example.weights.assign(example.ids.size(), static_cast<float>(m_recipe.context_loss_weight));
+    example.weights[0] = 0.0f;
+    std::fill(example.weights.begin() + static_cast<std::ptrdiff_t>(answer_from),
+              example.weights.end(), 1.0f);
+    example.answer_from = static_cast<std::int64_t>(answer_from);
+    return example;
+  }
+  std::ostringstream what;
+  what << kMaxAttempts << " items in a row were longer than data.seq_len (" << m_recipe.seq_len
+       << " tokens; the shortest had " << shortest
+       << "): lower the length parameters or raise seq_len";
+  throwError(ErrorKind::Config, "recipe", r.task, what.str());
+}
+
+TrainingExample TrainingData::textExample(const Source& source, std::int64_t step,
+                                          std::int64_t slot) const {
+  task::SeededRng rng = task::SeededRng::stream(exampleStreamSeed(m_seed, step, slot), "text");
+  const auto& ids = source.texts[static_cast<std::size_t>(
+      rng.uniformInt(0, static_cast<std::int64_t>(source.texts.size()) - 1))];
+  const std::int64_t length = m_recipe.seq_len;
+  const std::int64_t start = rng.uniformInt(0, static_cast<std::int64_t>(ids.size()) - length);
+  TrainingExample example;
+  example.source = source.recipe.label();
+  example.ids.assign(ids.begin() + start, ids.begin() + start + length);
+  example.weights.assign(static_cast<std::size_t>(length), 1.0f);
+  example.weights[0] = 0.0f;
+  example.answer_from = 1;
+  return example;
+}
+
+TrainingBatch TrainingData::batch(std::int64_t step, std::int64_t batch_size) const {
+  std::vector<TrainingExample> examples;
+  std::int64_t longest = 2;
+  for (std::int64_t slot = 0; slot < batch_size; ++slot) {
+    examples.push_back(example(step, slot));
+    longest = std::max<std::int64_t>(longest, static_cast<std::int64_t>(examples.back().ids.size()));
+  }
+  const std::int64_t T = longest - 1;
+  TrainingBatch batch;
+  batch.inputs = torch::full({batch_size, T}, m_end_of_text, torch::kInt64);
+  batch.targets = torch::full({batch_size, T}, m_end_of_text, torch::kInt64);
+  batch.weights = torch::zeros({batch_size, T}, torch::kFloat32);
+  batch.answer_mask = torch::zeros({batch_size, T}, torch::kBool);
+  auto inputs = batch.inputs.accessor<std::int64_t, 2>();
+  auto targets = batch.targets.accessor<std::int64_t, 2>();
+  auto weights = batch.weights.accessor<float, 2>();
+  auto answer = batch.answer_mask.accessor<bool, 2>();
+  for (std::int64_t b = 0; b < batch_size; ++b) {
+    const TrainingExample& e = examples[static_cast<std::size_t>(b)];
+    ++batch.sources[e.source];
+    batch.tokens += static_cast<std::int64_t>(e.ids.size()) - 1;
+    for (std::size_t i = 0; i + 1 < e.ids.size(); ++i) {
+      const auto t = static_cast<std::int64_t>(i);
+      inputs[b][t] = e.ids[i];
+      targets[b][t] = e.ids[i + 1];
+      weights[b][t] = e.weights[i + 1];
+      answer[b][t] = t + 1 >= e.answer_from;
+    }
+  }
+  return batch;
+}
+
+}  // namespace studio::train

@@ -1,0 +1,80 @@
+#pragma once
+// The examples a recipe trains on. Task items become exactly the text the engine shows the model
+// at inference (the App. 11 answer prompt) followed by the reference answer, a newline and the
+// end-of-text token; the answer's tokens carry loss weight 1, the prompt's the recipe's
+// context_loss_weight. Text files give windows of seq_len tokens, every token weighted 1.
+//
+// Every example is a pure function of (recipe seed, step, slot): a resumed run sees the same data
+// as an uninterrupted one, with no sampler state to save. Task items are drawn with seeds that
+// have bit 62 set (trainingItemSeed), so evaluation on seeds below 2^62 never meets a training
+// item.
+
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/tokenizer/tokenizer.h"
+#include "core/train/train_recipe.h"
+
+namespace studio::task {
+class TaskGenerator;
+}
+
+namespace studio::train {
+
+struct TrainingExample {
+  std::vector<std::int64_t> ids;
+  // weights[i]: loss weight of predicting ids[i] from ids[0..i-1]; weights[0] is 0.
+  std::vector<float> weights;
+  std::string source;        // the mixture source's label
+  std::int64_t answer_from = 1;  // the answer's first token (1 for a text window)
+};
+
+struct TrainingBatch {
+  torch::Tensor inputs;   // [B, T] int64: ids[0..T-1], right-padded with the end-of-text id
+  torch::Tensor targets;  // [B, T] int64: ids[1..T]
+  torch::Tensor weights;  // [B, T] float32: the targets' loss weights, 0 on padding
+  torch::Tensor answer_mask;  // [B, T] bool: answer targets (every target of a text window)
+  std::map<std::string, std::int64_t> sources;  // examples per source label
+  std::int64_t tokens = 0;  // input tokens, padding excluded
+};
+
+// The seed of the task item in (step, slot), attempt `attempt` (items longer than seq_len are
+// redrawn). Always >= 2^62.
+std::uint64_t trainingItemSeed(std::uint64_t recipe_seed, std::int64_t step, std::int64_t slot,
+                               int attempt);
+
+class TrainingData {
+ public:
+  // Throws studio::Error (Config) for an unknown task or a parameter the generator refuses, and
+  // (Io) for a text file that cannot be read or is shorter than seq_len + 1 tokens. The task
+  // registry must be filled (plugins::registerBuiltinPlugins) before.
+  TrainingData(const DataRecipe& recipe, std::shared_ptr<const tokenizer::Tokenizer> tokenizer,
+               std::int64_t end_of_text_id, std::uint64_t seed);
+
+  TrainingExample example(std::int64_t step, std::int64_t slot) const;
+  TrainingBatch batch(std::int64_t step, std::int64_t batch_size) const;
+
+ private:
+  struct Source {
+    MixtureSource recipe;
+    const task::TaskGenerator* generator = nullptr;
+    std::vector<std::vector<std::int64_t>> texts;  // text files, tokenized
+  };
+
+  TrainingExample taskExample(const Source& source, std::int64_t step, std::int64_t slot) const;
+  TrainingExample textExample(const Source& source, std::int64_t step, std::int64_t slot) const;
+
+  DataRecipe m_recipe;
+  std::shared_ptr<const tokenizer::Tokenizer> m_tokenizer;
+  std::int64_t m_end_of_text = 0;
+  std::uint64_t m_seed = 0;
+  std::vector<Source> m_sources;
+  std::vector<double> m_cumulative;  // cumulative normalised weights of m_sources
+};
+
+}  // namespace studio::train
