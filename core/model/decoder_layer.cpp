@@ -6,7 +6,8 @@ DecoderLayerImpl::DecoderLayerImpl(std::shared_ptr<MixerImpl> mixer_, std::int64
                                    std::int64_t intermediate, double eps,
                                    const torch::TensorOptions& options) {
   input_layernorm = register_module("input_layernorm", RMSNorm(hidden, eps, options));
-  mixer = register_module(mixer_->moduleName(), std::move(mixer_));
+  const std::string name = mixer_->moduleName();  // before the move: argument order is unspecified
+  mixer = register_module(name, std::move(mixer_));
   post_attention_layernorm =
       register_module("post_attention_layernorm", RMSNorm(hidden, eps, options));
   mlp = register_module("mlp", SwiGluMlp(hidden, intermediate, options));
