@@ -1,0 +1,53 @@
+#include "model_test_helpers.h"
+
+#include <unistd.h>
+
+#include "core/model/checkpoint_writer.h"
+#include "core/model/mixer.h"
+
+namespace studio::model_test {
+
+std::string fixtureModel(const std::string& name) {
+  return std::string(STUDIO_TEST_FIXTURES_DIR) + "/models/" + name;
+}
+
+TempDir::TempDir(const std::string& tag) {
+  static int counter = 0;
+  m_path = std::filesystem::temp_directory_path() /
+           ("studio-model-test-" + tag + "-" + std::to_string(getpid()) + "-" +
+            std::to_string(++counter));
+  std::filesystem::remove_all(m_path);
+  std::filesystem::create_directories(m_path);
+}
+
+TempDir::~TempDir() {
+  std::error_code ignored;
+  std::filesystem::remove_all(m_path, ignored);
+}
+
+model::ModelConfig tinyQwen3Config(std::int64_t vocab) {
+  nlohmann::json json = {
+      {"model_type", "qwen3"},       {"vocab_size", vocab},
+      {"hidden_size", 32},           {"intermediate_size", 48},
+      {"num_hidden_layers", 2},      {"num_attention_heads", 4},
+      {"num_key_value_heads", 2},    {"head_dim", 8},
+      {"rms_norm_eps", 1e-6},        {"rope_theta", 10000.0},
+      {"max_position_embeddings", 4096}, {"tie_word_embeddings", true},
+      {"torch_dtype", "float32"},    {"eos_token_id", 1}};
+  return model::ModelConfig::fromJson(json);
+}
+
+std::shared_ptr<model::LoadedModel> tinyModel(std::uint64_t seed, std::int64_t vocab) {
+  const model::ModelConfig config = tinyQwen3Config(vocab);
+  return model::buildModel(config, model::randomTensors(config, seed));
+}
+
+torch::Tensor fullLogits(model::CausalLMImpl& lm, const std::vector<std::int64_t>& ids) {
+  torch::NoGradGuard no_grad;
+  model::ForwardContext context;
+  context.mode = model::AttentionMode::Full;
+  const torch::Tensor input = torch::tensor(ids, torch::kInt64).unsqueeze(0);  // [1, T]
+  return lm.logits(lm.forward(input, context)).squeeze(0);                     // [T, vocab]
+}
+
+}  // namespace studio::model_test

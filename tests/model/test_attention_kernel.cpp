@@ -1,0 +1,118 @@
+// The chunked attention kernel against a brute-force softmax: outputs, log-sum-exp, GQA head
+// mapping, causal positions, gradients, and attention over a forked cache's segments.
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "core/model/attention_kernel.h"
+#include "core/model/kv_cache.h"
+
+using namespace studio;
+
+namespace {
+
+// q [B,Hq,Tq,D], k/v [B,Hkv,S,D] -> out and lse by materialising the scores.
+model::AttentionOutput bruteForce(const torch::Tensor& q, const torch::Tensor& k,
+                                  const torch::Tensor& v, const torch::Tensor& positions,
+                                  double scale) {
+  const auto groups = q.size(1) / k.size(1);
+  const torch::Tensor kk = k.repeat_interleave(groups, 1);
+  const torch::Tensor vv = v.repeat_interleave(groups, 1);
+  torch::Tensor scores = torch::matmul(q, kk.transpose(-1, -2)) * scale;  // [B,Hq,Tq,S]
+  const torch::Tensor key_pos = torch::arange(k.size(2), torch::kInt64);
+  const torch::Tensor masked = key_pos.unsqueeze(0) > positions.unsqueeze(1);  // [Tq,S]
+  scores = scores.masked_fill(masked, -INFINITY);
+  return {torch::matmul(torch::softmax(scores, -1), vv), torch::logsumexp(scores, -1)};
+}
+
+}  // namespace
+
+TEST_CASE("attention kernel: matches brute force with GQA, chunks and arbitrary positions",
+          "[model]") {
+  torch::manual_seed(0);
+  const torch::Tensor q = torch::randn({2, 6, 9, 8}, torch::kFloat64);
+  const torch::Tensor k = torch::randn({2, 2, 20, 8}, torch::kFloat64);
+  const torch::Tensor v = torch::randn({2, 2, 20, 8}, torch::kFloat64);
+  const torch::Tensor positions = torch::tensor({0, 3, 4, 10, 11, 12, 17, 18, 19}, torch::kInt64);
+  const double scale = 1 / std::sqrt(8.0);
+  const auto expected = bruteForce(q, k, v, positions, scale);
+  for (const std::int64_t chunk : {std::int64_t{1} << 24, std::int64_t{40}, std::int64_t{1}}) {
+    INFO("chunk " << chunk);
+    const auto got = model::causalAttention(q, k, v, positions, scale, chunk);
+    CHECK(torch::allclose(got.out, expected.out, 1e-9, 1e-9));
+    CHECK(torch::allclose(got.lse.to(torch::kFloat64), expected.lse, 1e-9, 1e-9));
+  }
+}
+
+TEST_CASE("attention kernel: a key after the query contributes nothing", "[model]") {
+  torch::manual_seed(1);
+  const torch::Tensor q = torch::randn({1, 2, 1, 4});
+  torch::Tensor k = torch::randn({1, 2, 6, 4});
+  torch::Tensor v = torch::randn({1, 2, 6, 4});
+  const torch::Tensor positions = torch::tensor({3}, torch::kInt64);
+  const auto before = model::causalAttention(q, k, v, positions, 0.5);
+  k.slice(2, 4, 6).fill_(100);
+  v.slice(2, 4, 6).fill_(-100);
+  const auto after = model::causalAttention(q, k, v, positions, 0.5);
+  CHECK(torch::equal(before.out, after.out));
+  CHECK(torch::equal(before.lse, after.lse));
+}
+
+TEST_CASE("attention kernel: gradients match brute force in q, k and v", "[model]") {
+  torch::manual_seed(2);
+  const torch::Tensor q0 = torch::randn({1, 4, 5, 8}, torch::kFloat64);
+  const torch::Tensor k0 = torch::randn({1, 2, 12, 8}, torch::kFloat64);
+  const torch::Tensor v0 = torch::randn({1, 2, 12, 8}, torch::kFloat64);
+  const torch::Tensor positions = torch::tensor({2, 5, 7, 8, 11}, torch::kInt64);
+  const torch::Tensor weights = torch::randn({1, 4, 5, 8}, torch::kFloat64);
+  auto gradients = [&](bool brute) {
+    torch::Tensor q = q0.clone().requires_grad_(true);
+    torch::Tensor k = k0.clone().requires_grad_(true);
+    torch::Tensor v = v0.clone().requires_grad_(true);
+    const auto out = brute ? bruteForce(q, k, v, positions, 0.3)
+                           : model::causalAttention(q, k, v, positions, 0.3, 16);
+    (out.out * weights).sum().backward();
+    return std::vector<torch::Tensor>{q.grad(), k.grad(), v.grad()};
+  };
+  const auto expected = gradients(true);
+  const auto got = gradients(false);
+  for (int i = 0; i < 3; ++i) {
+    INFO("input " << i);
+    CHECK(torch::allclose(got[i], expected[i], 1e-9, 1e-9));
+  }
+}
+
+TEST_CASE("KV cache: forks share the prefix and diverge independently; truncate and copy",
+          "[model]") {
+  torch::manual_seed(3);
+  model::KVCache cache(1);
+  const torch::Tensor k1 = torch::randn({1, 2, 5, 4}), v1 = torch::randn({1, 2, 5, 4});
+  cache.append(0, k1, v1);
+  model::KVCache fork = cache.fork();
+  const torch::Tensor k2 = torch::randn({1, 2, 2, 4}), v2 = torch::randn({1, 2, 2, 4});
+  const torch::Tensor k3 = torch::randn({1, 2, 3, 4}), v3 = torch::randn({1, 2, 3, 4});
+  cache.append(0, k2, v2);
+  fork.append(0, k3, v3);
+  CHECK(cache.length() == 7);
+  CHECK(fork.length() == 8);
+  CHECK(torch::equal(cache.contiguous(0).first, torch::cat({k1, k2}, 2)));
+  CHECK(torch::equal(fork.contiguous(0).second, torch::cat({v1, v3}, 2)));
+
+  // Attention over the fork's segments equals attention over its contiguous keys.
+  const torch::Tensor q = torch::randn({1, 4, 2, 4});
+  const torch::Tensor positions = torch::tensor({6, 7}, torch::kInt64);
+  const auto [k, v] = fork.contiguous(0);
+  const auto whole = model::causalAttention(q, k, v, positions, 0.5);
+  const auto segmented = model::causalAttentionSegments(q, fork.segments(0), positions, 0.5);
+  CHECK(torch::allclose(whole.out, segmented.out, 1e-6, 1e-6));
+  CHECK(torch::allclose(whole.lse, segmented.lse, 1e-6, 1e-6));
+
+  model::KVCache copy = fork.copy();
+  fork.truncate(5);
+  CHECK(fork.length() == 5);
+  CHECK(copy.length() == 8);
+  CHECK(torch::equal(copy.contiguous(0).first, torch::cat({k1, k3}, 2)));
+  CHECK(torch::equal(cache.contiguous(0).first, torch::cat({k1, k2}, 2)));
+  CHECK(cache.bytes() > 0);
+}

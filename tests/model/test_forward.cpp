@@ -1,0 +1,163 @@
+// The forward pass against an independent float64 NumPy transcription of transformers' Qwen3,
+// Qwen2 and Llama code (scripts/reference/make_reference_models.py), and the cached paths
+// (chunked prefill, decode steps, frozen spans) against the full forward.
+
+#include <catch2/catch.hpp>
+
+#include <fstream>
+
+#include "core/common/error.h"
+#include "core/model/checkpoint_writer.h"
+#include "core/model/inference.h"
+#include "core/model/kv_cache.h"
+#include "core/model/model_loader.h"
+#include "model_test_helpers.h"
+
+using namespace studio;
+using studio::model_test::fixtureModel;
+
+namespace {
+
+struct Reference {
+  std::vector<std::int64_t> ids;
+  torch::Tensor logits;  // [T, vocab] float64
+};
+
+Reference readReference(const std::string& dir) {
+  std::ifstream file(dir + "/reference.json");
+  REQUIRE(file);
+  const nlohmann::json json = nlohmann::json::parse(file);
+  Reference reference;
+  reference.ids = json.at("ids").get<std::vector<std::int64_t>>();
+  std::vector<double> flat;
+  for (const auto& row : json.at("logits")) {
+    for (const auto& value : row) flat.push_back(value.get<double>());
+  }
+  const auto rows = static_cast<std::int64_t>(json.at("logits").size());
+  reference.logits = torch::tensor(flat, torch::kFloat64).reshape({rows, -1});
+  return reference;
+}
+
+}  // namespace
+
+TEST_CASE("forward: logits match the float64 reference of every fixture architecture",
+          "[model]") {
+  const auto name = GENERATE(as<std::string>{}, "qwen3-tiny", "qwen3-tiny-bf16", "qwen2-tiny",
+                             "llama3-tiny", "llama-linear-tiny", "qwen2-yarn-tiny");
+  INFO(name);
+  const std::string dir = fixtureModel(name);
+  const Reference reference = readReference(dir);
+  const auto loaded = model::loadModel(dir);
+  CHECK(loaded->dtype == torch::kFloat32);  // bf16 weights are upcast on the CPU
+  const torch::Tensor logits =
+      model_test::fullLogits(*loaded->lm, reference.ids).to(torch::kFloat64);
+  REQUIRE(logits.sizes() == reference.logits.sizes());
+  const double error = (logits - reference.logits).abs().max().item<double>();
+  INFO("max abs error " << error);
+  CHECK(error < 1e-4);
+}
+
+TEST_CASE("forward: chunked prefill and decode steps give the full forward's logits", "[model]") {
+  const auto loaded = model::loadModel(fixtureModel("qwen3-tiny"));
+  const Reference reference = readReference(fixtureModel("qwen3-tiny"));
+  const torch::Tensor full = model_test::fullLogits(*loaded->lm, reference.ids);  // [T, V]
+  const auto T = static_cast<std::int64_t>(reference.ids.size());
+
+  torch::NoGradGuard no_grad;
+  model::KVCache cache(loaded->lm->numLayers());
+  const std::vector<std::int64_t> head(reference.ids.begin(), reference.ids.end() - 5);
+  model::PrefillOptions options;
+  options.chunk = 7;  // several chunks, the last one partial
+  std::vector<std::int64_t> progress;
+  options.progress = [&](std::int64_t done, std::int64_t total) {
+    progress.push_back(done);
+    CHECK(total == T - 5);
+    return true;
+  };
+  torch::Tensor logits = model::prefill(*loaded->lm, cache, head, options);
+  CHECK(progress.back() == T - 5);
+  CHECK(progress.size() == 5);  // 35 tokens in chunks of 7
+  CHECK(cache.length() == T - 5);
+  CHECK(torch::allclose(logits, full[T - 6], 1e-5, 1e-5));
+  for (std::int64_t i = T - 5; i < T; ++i) {
+    logits = model::decodeStep(*loaded->lm, cache, reference.ids[i]);
+    CHECK(torch::allclose(logits, full[i], 1e-5, 1e-5));
+  }
+  CHECK(cache.length() == T);
+}
+
+TEST_CASE("forward: a cancelled prefill throws Cancelled", "[model]") {
+  const auto loaded = model_test::tinyModel();
+  model::KVCache cache(loaded->lm->numLayers());
+  model::PrefillOptions options;
+  options.chunk = 4;
+  options.progress = [](std::int64_t done, std::int64_t) { return done < 8; };
+  const std::vector<std::int64_t> ids(20, 3);
+  try {
+    model::prefill(*loaded->lm, cache, ids, options);
+    FAIL("prefill was not cancelled");
+  } catch (const Error& error) {
+    CHECK(error.kind() == ErrorKind::Cancelled);
+  }
+}
+
+TEST_CASE("forward: frozen spans over the cache give the full forward's logits", "[model]") {
+  const auto loaded = model_test::tinyModel(3);
+  std::vector<std::int64_t> ids;
+  for (int i = 0; i < 30; ++i) ids.push_back((i * 7 + 3) % 64);
+  const torch::Tensor full = model_test::fullLogits(*loaded->lm, ids);
+
+  torch::NoGradGuard no_grad;
+  model::KVCache cache(loaded->lm->numLayers());
+  model::prefill(*loaded->lm, cache, ids);
+  const std::int64_t start = 11, k = 9;
+  model::ForwardContext context;
+  context.mode = model::AttentionMode::Frozen;
+  context.cache = &cache;
+  context.positions = torch::arange(start, start + k, torch::kInt64);
+  const std::vector<std::int64_t> span(ids.begin() + start, ids.begin() + start + k);
+  const torch::Tensor input = torch::tensor(span, torch::kInt64).unsqueeze(0);
+  const torch::Tensor logits = loaded->lm->logits(loaded->lm->forward(input, context)).squeeze(0);
+  CHECK(torch::allclose(logits, full.slice(0, start, start + k), 1e-4, 1e-4));
+  CHECK(cache.length() == 30);  // frozen: nothing appended
+}
+
+TEST_CASE("forward: changing token j leaves every earlier position's logits bit-identical",
+          "[model]") {
+  const auto loaded = model_test::tinyModel(4);
+  std::vector<std::int64_t> ids;
+  for (int i = 0; i < 24; ++i) ids.push_back((i * 5 + 1) % 64);
+  const torch::Tensor before = model_test::fullLogits(*loaded->lm, ids);
+  for (const std::int64_t j : {0, 9, 23}) {
+    std::vector<std::int64_t> changed = ids;
+    changed[j] = (changed[j] + 17) % 64;
+    const torch::Tensor after = model_test::fullLogits(*loaded->lm, changed);
+    CHECK(torch::equal(after.slice(0, 0, j), before.slice(0, 0, j)));
+    CHECK_FALSE(torch::equal(after[j], before[j]));
+  }
+}
+
+TEST_CASE("forward: GQA equals the same model with its key-value heads repeated", "[model]") {
+  const model::ModelConfig config = model_test::tinyQwen3Config();
+  const auto tensors = model::randomTensors(config, 8);
+  nlohmann::json repeated_json = config.toJson();
+  repeated_json["num_key_value_heads"] = config.num_attention_heads;
+  const model::ModelConfig repeated = model::ModelConfig::fromJson(repeated_json);
+  const std::int64_t groups = config.num_attention_heads / config.num_key_value_heads;
+  auto repeated_tensors = tensors;
+  for (auto& [name, tensor] : repeated_tensors) {
+    if (name.find("k_proj.weight") != std::string::npos ||
+        name.find("v_proj.weight") != std::string::npos) {
+      // [Hkv·D, hidden] -> [Hkv, D, hidden] -> each head `groups` times -> [Hq·D, hidden]
+      tensor = tensor.reshape({config.num_key_value_heads, config.head_dim, -1})
+                   .repeat_interleave(groups, 0)
+                   .reshape({config.num_attention_heads * config.head_dim, -1});
+    }
+  }
+  const auto gqa = model::buildModel(config, tensors);
+  const auto mha = model::buildModel(repeated, repeated_tensors);
+  std::vector<std::int64_t> ids;
+  for (int i = 0; i < 20; ++i) ids.push_back((i * 3 + 2) % 64);
+  CHECK(torch::allclose(model_test::fullLogits(*gqa->lm, ids), model_test::fullLogits(*mha->lm, ids),
+                        1e-5, 1e-5));
+}
