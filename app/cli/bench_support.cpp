@@ -1,0 +1,98 @@
+#include "app/cli/bench_support.h"
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+
+#include "core/common/error.h"
+#include "core/common/torch_compat.h"
+#include "core/model/checkpoint_writer.h"
+
+namespace studio::cli {
+
+namespace {
+
+std::int64_t statusField(const std::string& field) {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind(field + ":", 0) == 0) {
+      std::istringstream values(line.substr(field.size() + 1));
+      std::int64_t kib = 0;
+      values >> kib;
+      return kib * 1024;
+    }
+  }
+  return -1;
+}
+
+model::ModelConfig shapeConfig(const std::string& shape) {
+  nlohmann::json json = {{"model_type", "qwen3"}, {"rms_norm_eps", 1e-6},
+                         {"rope_theta", 1000000.0}, {"max_position_embeddings", 40960},
+                         {"torch_dtype", "bfloat16"}, {"eos_token_id", 0}};
+  if (shape == "20m") {
+    json.update({{"vocab_size", 8192}, {"hidden_size", 512}, {"intermediate_size", 1536},
+                 {"num_hidden_layers", 6}, {"num_attention_heads", 8},
+                 {"num_key_value_heads", 4}, {"head_dim", 64}, {"tie_word_embeddings", true}});
+  } else if (shape == "1.7b") {
+    json.update({{"vocab_size", 151936}, {"hidden_size", 2048}, {"intermediate_size", 6144},
+                 {"num_hidden_layers", 28}, {"num_attention_heads", 16},
+                 {"num_key_value_heads", 8}, {"head_dim", 128}, {"tie_word_embeddings", true}});
+  } else {
+    throwArgument("--shape", "unknown shape '" + shape + "' (known: 20m, 1.7b)");
+  }
+  return model::ModelConfig::fromJson(json);
+}
+
+}  // namespace
+
+double timeSeconds(const torch::Device& device, const std::function<void()>& body) {
+  compat::synchronize(device);
+  const auto start = std::chrono::steady_clock::now();
+  body();
+  compat::synchronize(device);
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+double matmulGflops(const torch::Device& device, std::int64_t n) {
+  torch::NoGradGuard no_grad;
+  const auto options = torch::TensorOptions().dtype(torch::kFloat32).device(device);
+  const torch::Tensor a = torch::randn({n, n}, options);
+  const torch::Tensor b = torch::randn({n, n}, options);
+  torch::matmul(a, b);  // warm-up
+  double best = 1e30;
+  for (int i = 0; i < 3; ++i) {
+    best = std::min(best, timeSeconds(device, [&] { torch::matmul(a, b); }));
+  }
+  return 2.0 * static_cast<double>(n) * n * n / best / 1e9;
+}
+
+std::int64_t peakRssBytes() { return statusField("VmHWM"); }
+std::int64_t currentRssBytes() { return statusField("VmRSS"); }
+
+void resetPeakRss() {
+  std::ofstream clear("/proc/self/clear_refs");
+  clear << "5";
+}
+
+void addBenchModelOptions(CLI::App* command, BenchModelOptions& options) {
+  command->add_option("--model", options.model.model,
+                      "Model folder; without it, random weights of --shape");
+  command->add_option("--shape", options.shape, "Random model shape: 20m or 1.7b")
+      ->capture_default_str();
+  command->add_option("--device", options.model.device, "cpu or cuda")
+      ->check(CLI::IsMember({"cpu", "cuda"}))
+      ->capture_default_str();
+  command->add_option("--dtype", options.model.dtype, "f32, bf16 or f16")
+      ->check(CLI::IsMember({"f32", "bf16", "f16"}));
+}
+
+std::shared_ptr<model::LoadedModel> loadBenchModel(const BenchModelOptions& options) {
+  model::LoadOptions load;
+  load.device = options.model.device;
+  load.dtype = options.model.dtype;
+  if (!options.model.model.empty()) return model::loadModel(options.model.model, load);
+  const model::ModelConfig config = shapeConfig(options.shape);
+  return model::buildModel(config, model::randomTensors(config, 0), load);
+}
+
+}  // namespace studio::cli

@@ -1,0 +1,74 @@
+// studio-cli generate: a prompt continued by the model, streamed to stdout as it is sampled.
+
+#include <iostream>
+
+#include "app/cli/cli_command.h"
+#include "app/cli/model_options.h"
+#include "core/common/error.h"
+#include "core/model/generation.h"
+#include "core/model/inference.h"
+
+namespace studio::cli {
+
+namespace {
+
+struct GenerateOptions {
+  ModelOptions model;
+  std::string prompt;
+  std::int64_t max_tokens = 64;
+  double temperature = 0.0;
+  double top_p = 1.0;
+  std::int64_t top_k = 0;
+  std::uint64_t seed = 0;
+  std::vector<std::string> stop;
+};
+
+void runGenerate(const GenerateOptions& options) {
+  if (options.max_tokens < 1) throwArgument("--max-tokens", "must be at least 1");
+  if (options.temperature < 0) throwArgument("--temperature", "must be >= 0 (0 is greedy)");
+  if (options.top_p <= 0 || options.top_p > 1) throwArgument("--top-p", "must be in (0, 1]");
+  if (options.top_k < 0) throwArgument("--top-k", "must be >= 0 (0 is no limit)");
+  const LoadedForCli loaded = loadForCli(options.model);
+  const CliInput input = readInput(loaded, options.prompt, "");
+
+  torch::NoGradGuard no_grad;
+  model::CausalLMImpl& lm = *loaded.model->lm;
+  model::KVCache cache(lm.numLayers());
+  const torch::Tensor logits = model::prefill(lm, cache, input.ids);
+  model::Sampler sampler({options.temperature, options.top_p, options.top_k, options.seed});
+  model::StopCriteria stop;
+  stop.max_tokens = options.max_tokens;
+  stop.eos_ids = loaded.model->eos_ids;
+  for (const char* name : {"<|im_end|>", "<|endoftext|>"}) {
+    if (auto id = loaded.tokenizer->tokenId(name)) stop.eos_ids.push_back(*id);
+  }
+  stop.stop_strings = options.stop;
+  model::DecodeHooks hooks;
+  hooks.on_token = [](const model::GeneratedToken& token) { std::cout << token.text << std::flush; };
+  const model::Generation generation =
+      model::generate(lm, cache, logits, sampler, stop, loaded.tokenizer, hooks);
+  std::cout << "\n";
+  std::cerr << "[" << generation.ids.size() << " tokens, stopped: "
+            << model::stopReasonName(generation.stop) << "]\n";
+}
+
+void addGenerateCommand(CLI::App& app, int& exit_code) {
+  auto* command = app.add_subcommand("generate", "Continue a prompt with the model");
+  auto options = std::make_shared<GenerateOptions>();
+  addModelOptions(command, options->model);
+  command->add_option("--prompt", options->prompt, "The prompt text")->required();
+  command->add_option("--max-tokens", options->max_tokens, "Tokens to generate at most")
+      ->capture_default_str();
+  command->add_option("--temperature", options->temperature, "0 is greedy")->capture_default_str();
+  command->add_option("--top-p", options->top_p, "Nucleus mass")->capture_default_str();
+  command->add_option("--top-k", options->top_k, "0 is no limit")->capture_default_str();
+  command->add_option("--seed", options->seed, "Sampling seed")->capture_default_str();
+  command->add_option("--stop", options->stop, "Stop strings (repeatable)");
+  setCommandAction(command, exit_code, [options] { runGenerate(*options); });
+}
+
+}  // namespace
+
+STUDIO_CLI_COMMAND(31, addGenerateCommand);
+
+}  // namespace studio::cli
