@@ -1,0 +1,201 @@
+// studio-cli sweep: runs a grid of task × length × method × seed into a session, with progress,
+// resuming where a previous call stopped (cells already completed in the session are skipped),
+// and prints accuracy and target mass per method and length (Figure 1 and App. 12 of the paper).
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <set>
+
+#include "app/cli/cli_command.h"
+#include "core/common/error.h"
+#include "core/engine/flop_model.h"
+#include "core/engine/model_cache.h"
+#include "core/engine/prepared_prompt.h"
+#include "core/engine/run_executor.h"
+#include "core/engine/sweep_plan.h"
+#include "sessions/run_recorder.h"
+#include "sessions/session_reader.h"
+
+namespace studio::cli {
+
+namespace {
+
+struct SweepOptions {
+  std::string config;
+  std::string session;
+  std::string shard = "0/1";
+  bool json = false;
+};
+
+engine::SweepConfig readConfig(const std::string& path) {
+  std::ifstream file(path);
+  if (!file) throwError(ErrorKind::Io, path, "", "cannot open the sweep configuration");
+  nlohmann::json json;
+  try {
+    json = nlohmann::json::parse(file);
+  } catch (const nlohmann::json::exception& error) {
+    throwError(ErrorKind::Format, path, "", std::string("not valid JSON: ") + error.what());
+  }
+  try {
+    return engine::SweepConfig::fromJson(json);
+  } catch (const Error& error) {
+    throwError(ErrorKind::Argument, path, error.field(), error.detail());
+  }
+}
+
+// Keys of the cells the session already holds as completed runs.
+std::set<std::string> completedKeys(const sessions::SessionStore& store) {
+  std::set<std::string> keys;
+  const sessions::SessionReader reader(store);
+  for (const sessions::RunSummary& run : reader.listRuns()) {
+    if (run.status != engine::RunStatus::Completed) continue;
+    const engine::RunSpec spec = reader.loadSpec(run.id);
+    if (spec.task_meta.contains("sweep_key")) keys.insert(spec.task_meta["sweep_key"].get<std::string>());
+  }
+  return keys;
+}
+
+struct Tally {
+  int runs = 0;
+  int correct = 0;
+  double mass = 0;
+  int mass_runs = 0;
+  double flops = 0;
+  double seconds = 0;
+};
+
+// Accuracy and mean target mass per (task, method label, length), over every completed sweep run
+// of the session (this call's and earlier ones').
+nlohmann::json summarize(const sessions::SessionStore& store) {
+  std::map<std::tuple<std::string, std::string, std::int64_t>, Tally> tallies;
+  const sessions::SessionReader reader(store);
+  for (const sessions::RunSummary& run : reader.listRuns()) {
+    if (run.status != engine::RunStatus::Completed) continue;
+    const engine::RunSpec spec = reader.loadSpec(run.id);
+    if (!spec.task_meta.contains("sweep_key")) continue;
+    Tally& t = tallies[{spec.task, spec.task_meta.value("sweep_label", spec.method),
+                        spec.task_meta.value("sweep_length", std::int64_t{0})}];
+    ++t.runs;
+    t.correct += run.correct.value_or(false) ? 1 : 0;
+    if (run.target_mass) {
+      t.mass += *run.target_mass;
+      ++t.mass_runs;
+    }
+    t.flops += run.flops_prefill + run.flops_extra;
+    t.seconds += run.wall_seconds;
+  }
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& [key, t] : tallies) {
+    rows.push_back({{"task", std::get<0>(key)},
+                    {"method", std::get<1>(key)},
+                    {"length", std::get<2>(key)},
+                    {"runs", t.runs},
+                    {"accuracy", static_cast<double>(t.correct) / t.runs},
+                    {"target_mass", t.mass_runs ? nlohmann::json(t.mass / t.mass_runs) : nlohmann::json()},
+                    {"mean_flops", t.flops / t.runs},
+                    {"mean_wall_seconds", t.seconds / t.runs}});
+  }
+  return rows;
+}
+
+void printTable(const nlohmann::json& rows) {
+  std::cout << std::left << std::setw(10) << "task" << std::setw(16) << "method" << std::right
+            << std::setw(8) << "length" << std::setw(6) << "runs" << std::setw(10) << "accuracy"
+            << std::setw(13) << "target mass" << std::setw(12) << "GFLOPs" << std::setw(10)
+            << "seconds" << "\n";
+  for (const auto& row : rows) {
+    std::cout << std::left << std::setw(10) << row["task"].get<std::string>() << std::setw(16)
+              << row["method"].get<std::string>() << std::right << std::setw(8)
+              << row["length"].get<std::int64_t>() << std::setw(6) << row["runs"].get<int>()
+              << std::fixed << std::setprecision(3) << std::setw(10)
+              << row["accuracy"].get<double>() << std::setw(13);
+    if (row["target_mass"].is_null()) {
+      std::cout << "-";
+    } else {
+      std::cout << std::setprecision(5) << row["target_mass"].get<double>();
+    }
+    std::cout << std::setprecision(2) << std::setw(12) << row["mean_flops"].get<double>() / 1e9
+              << std::setw(10) << row["mean_wall_seconds"].get<double>() << "\n";
+  }
+}
+
+void runSweep(const SweepOptions& options) {
+  const engine::SweepConfig config = readConfig(options.config);
+  const std::vector<engine::SweepCell> cells = engine::shardOf(engine::expandSweep(config), options.shard);
+
+  sessions::SessionStore store(options.session);
+  if (store.readOnly()) {
+    throwError(ErrorKind::Session, options.session, "",
+               "the session is being written by another process; a sweep needs to write it");
+  }
+  const std::set<std::string> done = completedKeys(store);
+  sessions::SessionWriter writer(store);
+  engine::ModelCache models;
+  std::size_t ran = 0, skipped = 0, failed = 0;
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    const engine::SweepCell& cell = cells[i];
+    if (done.count(cell.key())) {
+      ++skipped;
+      continue;
+    }
+    const task::TaskGenerator& generator = *task::TaskRegistry::instance().generator(cell.task->task);
+    nlohmann::json task_params = cell.task->params;
+    task_params[cell.task->length_param] = cell.length;
+    const task::TaskItem item = generator.generate(
+        resolveParams(cell.task->task, generator.params(), task_params), cell.seed);
+    engine::RunSpec spec = engine::cellSpec(config, cell, item);
+    if (config.budget_think_tokens > 0) {
+      const engine::CachedModel cached = models.get(config.model, config.device, config.dtype);
+      if (!cached.tokenizer) {
+        throwError(ErrorKind::Tokenizer, config.model, "tokenizer.json", "a sweep needs the model's tokenizer");
+      }
+      const auto prompt = engine::preparePrompt(spec, *cached.tokenizer, false);
+      spec.budget_flops = engine::generationFlops(engine::FlopShape::of(cached.model->config),
+                                                  static_cast<double>(prompt.length()),
+                                                  static_cast<double>(config.budget_think_tokens));
+    }
+    sessions::RunRecorder recorder(store, writer);
+    std::cerr << "[" << (i + 1) << "/" << cells.size() << "] " << cell.key() << " ... " << std::flush;
+    const engine::RunResult result = engine::executeRun(spec, models, recorder, [] { return false; });
+    ++ran;
+    if (result.status != engine::RunStatus::Completed) {
+      ++failed;
+      std::cerr << engine::runStatusName(result.status) << ": " << result.error << "\n";
+    } else {
+      std::cerr << (result.correct.value_or(false) ? "correct" : "wrong") << " ("
+                << std::setprecision(3) << result.wall_seconds << " s)\n";
+    }
+  }
+  writer.flush();
+  std::cerr << "sweep: " << ran << " run, " << skipped << " already in the session, " << failed
+            << " failed\n";
+  const nlohmann::json rows = summarize(store);
+  if (options.json) {
+    std::cout << nlohmann::json{{"ran", ran}, {"skipped", skipped}, {"failed", failed}, {"summary", rows}}.dump()
+              << "\n";
+  } else {
+    printTable(rows);
+  }
+}
+
+void addSweepCommand(CLI::App& app, int& exit_code) {
+  auto* command = app.add_subcommand(
+      "sweep", "Run a grid of task × length × method × seed into a session (resumable)");
+  auto options = std::make_shared<SweepOptions>();
+  command->add_option("--config", options->config, "Sweep configuration (JSON)")->required();
+  command->add_option("--session", options->session, "Session file (created if missing)")->required();
+  command->add_option("--shard", options->shard, "Run only cells with index % n == i: i/n")
+      ->capture_default_str();
+  command->add_flag("--json", options->json, "Print the summary as JSON");
+  setCommandAction(command, exit_code, [options] { runSweep(*options); });
+}
+
+}  // namespace
+
+STUDIO_CLI_COMMAND(50, addSweepCommand);
+
+}  // namespace studio::cli

@@ -1,0 +1,96 @@
+// Sweep configurations: the grid, stable keys for resuming, shards, and errors that name the field.
+
+#include <catch2/catch.hpp>
+
+#include <set>
+
+#include "core/common/error.h"
+#include "core/engine/sweep_plan.h"
+
+using namespace studio;
+using nlohmann::json;
+
+namespace {
+
+json config() {
+  return json::parse(R"({
+    "model": "some/model",
+    "tasks": [{"task": "tx_log", "length_param": "ops", "lengths": [25, 50], "params": {"accounts": 3}},
+              {"task": "niah", "length_param": "chars", "lengths": [400]}],
+    "methods": [{"method": "in_context"}, {"method": "in_context", "label": "again"}],
+    "seeds": [0, 1, 2]
+  })");
+}
+
+std::string fieldOf(const json& in) {
+  try {
+    engine::SweepConfig::fromJson(in);
+  } catch (const Error& error) {
+    return error.field();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("sweep: the grid in task, length, seed, method order with unique keys", "[engine]") {
+  const engine::SweepConfig sweep = engine::SweepConfig::fromJson(config());
+  const auto cells = engine::expandSweep(sweep);
+  REQUIRE(cells.size() == (2 + 1) * 3 * 2);
+  CHECK(cells[0].key() == "tx_log|ops=25|seed=0|in_context");
+  CHECK(cells[1].key() == "tx_log|ops=25|seed=0|again");
+  CHECK(cells[2].key() == "tx_log|ops=25|seed=1|in_context");
+  std::set<std::string> keys;
+  for (const auto& cell : cells) keys.insert(cell.key());
+  CHECK(keys.size() == cells.size());
+
+  const auto shard = engine::shardOf(cells, "1/4");
+  CHECK(shard.size() == 5);
+  for (const auto& cell : shard) CHECK(cell.index % 4 == 1);
+  CHECK_THROWS_WITH(engine::shardOf(cells, "4/4"), Catch::Contains("--shard"));
+  CHECK_THROWS_WITH(engine::shardOf(cells, "x"), Catch::Contains("--shard"));
+}
+
+TEST_CASE("sweep: a cell's run carries the item, the method and the key", "[engine]") {
+  const engine::SweepConfig sweep = engine::SweepConfig::fromJson(
+      json::parse(R"({"model": "m", "tasks": [{"task": "tx_log", "length_param": "ops",
+                      "lengths": [30]}], "methods": [{"method": "in_context"}], "seeds": [4]})"));
+  const auto cells = engine::expandSweep(sweep);
+  const auto* generator = task::TaskRegistry::instance().generator("tx_log");
+  const task::TaskItem item =
+      generator->generate(resolveParams("tx_log", generator->params(), {{"ops", 30}}), 4);
+  const engine::RunSpec spec = engine::cellSpec(sweep, cells[0], item);
+  CHECK(spec.model_path == "m");
+  CHECK(spec.method == "in_context");
+  CHECK(spec.seed == 4);
+  CHECK(spec.document_text == item.context);
+  CHECK((spec.target_chars == item.targets));
+  CHECK(spec.reference_answers == item.answers);
+  CHECK(spec.scorer == item.scorer);
+  CHECK(spec.task_meta["sweep_key"] == cells[0].key());
+  CHECK(spec.task_meta["item_id"] == item.id);
+}
+
+TEST_CASE("sweep: configuration errors name the field", "[engine]") {
+  json in = config();
+  in.erase("model");
+  CHECK(fieldOf(in) == "sweep.model");
+  in = config();
+  in["tasks"][0]["task"] = "sudoku";
+  CHECK(fieldOf(in) == "sweep.tasks[0].task");
+  in = config();
+  in["tasks"][0]["length_param"] = "width";
+  CHECK(fieldOf(in) == "sweep.tasks[0].length_param");
+  in = config();
+  in["tasks"][0]["lengths"] = "many";
+  CHECK(fieldOf(in) == "sweep.tasks[0].lengths");
+  in = config();
+  in["methods"][1]["label"] = "in_context";
+  CHECK(fieldOf(in) == "sweep.methods[1].label");
+  in = config();
+  in["methods"][0]["method"] = "magic";
+  CHECK_FALSE(fieldOf(in).empty());
+  in = config();
+  in["seeds"] = json::array();
+  CHECK(fieldOf(in) == "sweep.seeds");
+}
