@@ -44,8 +44,8 @@ DecodeOutcome decode(RunContext& context, model::KVCache& cache, torch::Tensor l
     context.progress(request.phase, token.index + 1, request.max_tokens);
   };
   const bool probing = request.probe_steps && !prompt.target_tokens.empty();
+  std::int64_t step = 0;  // outlives the hook that counts with it
   if (probing) {
-    std::int64_t step = 0;
     hooks.on_step = [&](std::int64_t, const model::ForwardCapture& capture) {
       auto result = probe::measureCapture(context.lm(), cache, capture, prompt.target_tokens,
                                           context.probe_options);
