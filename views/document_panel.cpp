@@ -93,6 +93,7 @@ DocumentPanel::DocumentPanel(QWidget* parent) : QWidget(parent) {
       new QLabel(tr("No document. File ▸ Open document… or Open folder as code repository…"), this);
   m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
   m_summary->setContentsMargins(6, 2, 6, 2);
+  m_summary->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);  // never widens the window
   m_line_numbers = new QToolButton(this);
   m_line_numbers->setText(tr("Line numbers"));
   m_line_numbers->setCheckable(true);

@@ -55,6 +55,8 @@ RunsPanel::RunsPanel(QWidget* parent) : QWidget(parent) {
 
   m_model_label = new QLabel(this);
   m_model_label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  // A long model path must not widen the window; it is cut at the panel's edge.
+  m_model_label->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
   auto* open_model = new QPushButton(tr("Open model folder…"), this);
   connect(open_model, &QPushButton::clicked, this, &RunsPanel::openModelRequested);
   auto* model_row = new QHBoxLayout;
@@ -88,12 +90,15 @@ RunsPanel::RunsPanel(QWidget* parent) : QWidget(parent) {
   methods_row->addWidget(m_methods);
   methods_row->addWidget(m_forms, 1);
 
-  m_match_flops = new QCheckBox(tr("Match FLOPs: size every method to"), this);
+  m_match_flops = new QCheckBox(tr("Match FLOPs:"), this);
+  m_match_flops->setToolTip(
+      tr("Size every ticked method (T_think, N·k, N) to the same FLOPs after the prefill"));
   m_budget_gflop = new QDoubleSpinBox(this);
   m_budget_gflop->setRange(0.001, 1e9);
   m_budget_gflop->setDecimals(3);
   m_budget_gflop->setValue(10);
-  m_budget_gflop->setSuffix(tr(" GFLOP after the prefill"));
+  m_budget_gflop->setSuffix(tr(" GFLOP"));
+  m_budget_gflop->setToolTip(m_match_flops->toolTip());
   m_budget_gflop->setEnabled(false);
   connect(m_match_flops, &QCheckBox::toggled, m_budget_gflop, &QWidget::setEnabled);
   m_run = new QPushButton(tr("Run"), this);
@@ -114,6 +119,7 @@ RunsPanel::RunsPanel(QWidget* parent) : QWidget(parent) {
   m_progress->setValue(0);
   m_progress->setTextVisible(false);
   m_progress_label = new QLabel(tr("idle"), this);
+  m_progress_label->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
   auto* progress_row = new QHBoxLayout;
   progress_row->addWidget(m_progress, 1);
   progress_row->addWidget(m_progress_label, 2);

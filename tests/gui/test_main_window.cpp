@@ -249,7 +249,10 @@ TEST_CASE("window geometry, dock layout and recent files survive a restart", "[g
     REQUIRE(loaded.wait(10000));
     first.runsDock()->hide();
     first.addDockWidget(Qt::RightDockWidgetArea, first.documentDock());
-    REQUIRE(waitUntil([&] { return first.size() == QSize(1100, 720); }, 3000));
+    const bool sized = waitUntil([&] { return first.size() == QSize(1100, 720); }, 3000);
+    INFO("size " << first.size().width() << "x" << first.size().height() << ", minimum "
+                 << first.minimumSizeHint().width() << "x" << first.minimumSizeHint().height());
+    REQUIRE(sized);
     saved_size = first.size();
     first.close();
   }
