@@ -1,0 +1,104 @@
+#include <catch2/catch.hpp>
+
+#include <QItemSelectionModel>
+#include <QTableView>
+
+#include "gui/gui_test_support.h"
+#include "gui/trace_helpers.h"
+#include "views/comparison_panel.h"
+#include "views/dilution_panel.h"
+#include "views/figure_view.h"
+#include "views/run_traces.h"
+#include "views/runs_table_model.h"
+
+using namespace studio;
+using namespace studio::views;
+
+namespace {
+
+void feed(RunTraces& traces, std::int64_t id, const gui_test::SyntheticRun& run) {
+  traces.runStarted(id, run.spec);
+  for (const engine::Event& event : run.events) traces.addEvent(id, event);
+  traces.runFinished(id, run.result);
+}
+
+QString cell(const RunsTableModel& model, int row, int column) {
+  return model.data(model.index(row, column), Qt::DisplayRole).toString();
+}
+
+}  // namespace
+
+TEST_CASE("the comparison panel tabulates runs and charts their series", "[gui]") {
+  RunTraces traces;
+  ComparisonPanel panel(&traces);
+  panel.resize(1000, 800);
+  feed(traces, 1, gui_test::inContextRun());
+  feed(traces, 2, gui_test::qtttRun(5));
+  REQUIRE(testing::waitUntil([&] { return traces.changeCount() > 0; }));
+  testing::waitUntil([] { return false; }, RunTraces::kRedrawIntervalMs * 3);
+
+  const RunsTableModel& model = *panel.model();
+  REQUIRE(model.rowCount() == 2);
+  CHECK(cell(model, 0, RunsTableModel::Method) == QStringLiteral("in_context"));
+  CHECK(cell(model, 1, RunsTableModel::Method) == QStringLiteral("qttt"));
+  CHECK(cell(model, 1, RunsTableModel::Params).contains(QStringLiteral("steps=5")));
+  CHECK(cell(model, 1, RunsTableModel::Answer) == QStringLiteral("K7Q"));
+  CHECK(cell(model, 1, RunsTableModel::Correct) == QStringLiteral("yes"));
+  CHECK(cell(model, 1, RunsTableModel::Flops) == QStringLiteral("3.00 GFLOP"));
+  CHECK(cell(model, 1, RunsTableModel::WallTime) == QStringLiteral("1.50 s"));
+
+  for (const std::string& name : ComparisonPanel::chartNames()) {
+    INFO(name);
+    REQUIRE(panel.chart(name));
+    CHECK(panel.chart(name)->figure().hasData());
+  }
+  CHECK(panel.chart("qttt_loss")->figure().series.size() == 1);
+  CHECK(panel.chart("qttt_loss")->figure().series[0].xs.size() == 5);
+  CHECK(panel.chart("answer_mass")->figure().series.size() == 2);
+
+  // Selecting a row limits the charts to that run.
+  panel.table()->selectionModel()->select(
+      model.index(0, 0), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+  REQUIRE(panel.chartedRuns().size() == 1);
+  CHECK(panel.chartedRuns()[0]->spec.method == "in_context");
+  CHECK(panel.chart("answer_mass")->figure().series.size() == 1);
+  CHECK_FALSE(panel.chart("qttt_loss")->figure().hasData());
+}
+
+TEST_CASE("live events redraw at most about 30 times a second", "[gui]") {
+  RunTraces traces;
+  ComparisonPanel panel(&traces);
+  const gui_test::SyntheticRun run = gui_test::qtttRun(200);
+  traces.runStarted(7, run.spec);
+  // A burst of hundreds of events between two turns of the event loop: one redraw.
+  for (const engine::Event& event : run.events) traces.addEvent(7, event);
+  REQUIRE(testing::waitUntil([&] { return traces.changeCount() >= 1; }));
+  testing::waitUntil([] { return false; }, RunTraces::kRedrawIntervalMs * 4);
+  CHECK(traces.changeCount() == 1);
+  CHECK(panel.chart("qttt_loss")->figure().series.at(0).xs.size() == 200);
+  // The running run shows in the table with the answer streamed so far.
+  CHECK(panel.model()->data(panel.model()->index(0, RunsTableModel::Status), Qt::DisplayRole) ==
+        QStringLiteral("running"));
+  CHECK(panel.model()->data(panel.model()->index(0, RunsTableModel::Answer), Qt::DisplayRole) ==
+        QStringLiteral("K7Q"));
+  // Events of a run the panel never saw start are dropped, not a crash.
+  traces.addEvent(99, run.events.front());
+  CHECK(traces.find(99) == nullptr);
+}
+
+TEST_CASE("the dilution panel draws runs against context length", "[gui]") {
+  RunTraces traces;
+  DilutionPanel panel(&traces);
+  CHECK_FALSE(panel.massChart()->figure().hasData());
+  std::int64_t id = 1;
+  for (std::int64_t length : {128, 512, 2048}) {
+    feed(traces, id++, gui_test::inContextRun(length, 4.0 / length));
+  }
+  panel.refresh();
+  const Figure& mass = panel.massChart()->figure();
+  REQUIRE(mass.series.size() == 2);
+  CHECK(mass.series[0].xs == std::vector<double>{128, 512, 2048});
+  const Figure& margin = panel.marginChart()->figure();
+  REQUIRE(margin.series.size() == 2);
+  CHECK(margin.series[1].name.find("Lemma 2.3") != std::string::npos);
+}

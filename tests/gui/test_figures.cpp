@@ -1,0 +1,162 @@
+#include <catch2/catch.hpp>
+
+#include <QFile>
+#include <QImage>
+#include <QXmlStreamReader>
+
+#include <cmath>
+#include <filesystem>
+
+#include "core/common/error.h"
+#include "gui/trace_helpers.h"
+#include "views/figure.h"
+#include "views/figure_export.h"
+#include "views/run_figures.h"
+#include "views/run_trace.h"
+
+using namespace studio;
+using namespace studio::views;
+
+namespace {
+
+RunTrace traceOf(std::int64_t id, const gui_test::SyntheticRun& run) {
+  RunTrace trace;
+  trace.id = id;
+  trace.spec = run.spec;
+  for (const engine::Event& event : run.events) trace.add(event);
+  trace.result = run.result;
+  return trace;
+}
+
+// Parses the whole file as XML; returns the name of the root element ("" when it is not XML).
+QString svgRoot(const QString& path) {
+  QFile file(path);
+  if (!file.open(QIODevice::ReadOnly)) return {};
+  QXmlStreamReader xml(&file);
+  QString root;
+  while (!xml.atEnd()) {
+    xml.readNext();
+    if (xml.isStartElement() && root.isEmpty()) root = xml.name().toString();
+  }
+  return xml.hasError() ? QString() : root;
+}
+
+QByteArray head(const QString& path, int bytes) {
+  QFile file(path);
+  return file.open(QIODevice::ReadOnly) ? file.read(bytes) : QByteArray();
+}
+
+}  // namespace
+
+TEST_CASE("comparison figures have one series per run with the data they need", "[gui]") {
+  const RunTrace in_context = traceOf(1, gui_test::inContextRun());
+  const RunTrace qttt = traceOf(2, gui_test::qtttRun(4));
+  const std::vector<const RunTrace*> runs = {&in_context, &qttt};
+
+  const Figure loss = makeRunFigure("qttt_loss", runs);
+  REQUIRE(loss.series.size() == 1);  // in_context has no qTTT steps
+  CHECK(loss.series[0].name == "#2 qttt");
+  CHECK(loss.series[0].xs == std::vector<double>{1, 2, 3, 4});
+  CHECK(loss.series[0].ys[0] == Approx(3.0));
+  CHECK(loss.x_label == "qTTT step");
+  CHECK(loss.caption.find("#2 qttt") != std::string::npos);
+  CHECK(loss.caption.find("lr=0.001") != std::string::npos);
+  CHECK(loss.caption.find("model qwen3-tiny") != std::string::npos);
+
+  const Figure mass = makeRunFigure("answer_mass", runs);
+  REQUIRE(mass.series.size() == 2);
+  CHECK(mass.series[0].xs == std::vector<double>{0});  // in_context: after the prefill only
+  CHECK(mass.series[1].xs == std::vector<double>{0, 1, 2, 3, 4});
+  CHECK(mass.series[1].ys.back() > mass.series[1].ys.front());
+
+  const Figure margin = makeRunFigure("answer_margin", runs);
+  REQUIRE(margin.series.size() == 3);  // two runs and the Lemma 2.3 line
+  CHECK(margin.series[2].ys[0] == Approx(std::log(999 * 0.9 / 0.1)));
+
+  const Figure layers = makeRunFigure("mass_per_layer", runs);
+  // in_context: before; qttt: before and after.
+  REQUIRE(layers.series.size() == 3);
+  CHECK(layers.series[0].xs == std::vector<double>{0, 1});
+
+  const Figure heads = makeRunFigure("head_mass_diff", {&qttt});
+  REQUIRE(heads.isHeatmap());
+  CHECK(heads.heatmap.rows == 2);
+  CHECK(heads.heatmap.columns == 4);
+  CHECK(heads.heatmap.values[0] == Approx(0.4 - 0.05));
+
+  const Figure empty = makeRunFigure("qttt_loss", {&in_context});
+  CHECK_FALSE(empty.hasData());
+  CHECK_THROWS_WITH(makeRunFigure("loss", runs), Catch::Contains("--figure") &&
+                                                     Catch::Contains("qttt_loss"));
+}
+
+TEST_CASE("the dilution figures put each run at its context length beside the lemmas", "[gui]") {
+  std::vector<RunTrace> traces;
+  std::int64_t id = 1;
+  for (std::int64_t length : {100, 1000, 10000}) {
+    traces.push_back(traceOf(id++, gui_test::inContextRun(length, 5.0 / length)));
+    traces.push_back(traceOf(id++, gui_test::qtttRun(2, length)));
+  }
+  std::vector<const RunTrace*> runs;
+  for (const RunTrace& trace : traces) runs.push_back(&trace);
+  const Figure mass = makeRunFigure("dilution_mass", runs);
+  CHECK(mass.log_x);
+  REQUIRE(mass.series.size() == 3);  // in_context, qttt, the Lemma 2.2 bound
+  CHECK(mass.series[0].name == "measured: in_context");
+  CHECK(mass.series[0].xs == std::vector<double>{100, 1000, 10000});
+  CHECK(mass.series[0].ys[2] < mass.series[0].ys[0]);
+  CHECK(mass.series[2].name.find("Lemma 2.2") != std::string::npos);
+  const Figure margin = makeRunFigure("dilution_margin", runs);
+  REQUIRE(margin.series.size() == 3);
+  const FigureSeries& required = margin.series[2];
+  CHECK(required.ys[0] == Approx(std::log(99 * 9.0)));
+  CHECK(required.ys.back() > required.ys.front());  // the required margin grows with T
+}
+
+TEST_CASE("figures export to SVG, PDF and PNG of the asked size", "[gui]") {
+  const RunTrace qttt = traceOf(1, gui_test::qtttRun(3));
+  for (const std::string& name : runFigureNames()) {
+    const Figure figure = makeRunFigure(name, {&qttt});
+    const QString svg = QString::fromStdString(gui_test::tempPath(name + ".svg"));
+    const QString pdf = QString::fromStdString(gui_test::tempPath(name + ".pdf"));
+    const QString png = QString::fromStdString(gui_test::tempPath(name + ".png"));
+    FigureExportOptions options;
+    options.size = QSize(640, 400);
+    options.png_scale = 1.5;
+    exportFigure(figure, svg, FigureFormat::Svg, options);
+    exportFigure(figure, pdf, FigureFormat::Pdf, options);
+    exportFigure(figure, png, FigureFormat::Png, options);
+    INFO(name);
+    CHECK(svgRoot(svg) == QStringLiteral("svg"));
+    CHECK(head(pdf, 5) == QByteArray("%PDF-"));
+    const QImage image(png);
+    CHECK(image.size() == QSize(960, 600));
+    // White background, something drawn on it.
+    CHECK(image.pixelColor(2, 2) == QColor(Qt::white));
+    CHECK(image.pixelColor(480, 300) != QColor(Qt::black));
+    for (const QString& path : {svg, pdf, png}) QFile::remove(path);
+  }
+}
+
+TEST_CASE("figure export refuses unknown formats and unwritable paths", "[gui]") {
+  CHECK(figureFormatFromName("SVG") == FigureFormat::Svg);
+  CHECK(figureFormatFromPath(QStringLiteral("/x/fig.pdf")) == FigureFormat::Pdf);
+  CHECK_THROWS_WITH(figureFormatFromName("jpeg"), Catch::Contains("--format") &&
+                                                       Catch::Contains("png, svg or pdf"));
+  CHECK_THROWS_AS(figureFormatFromPath(QStringLiteral("fig.eps")), Error);
+  Figure figure;
+  figure.title = "empty";
+  try {
+    exportFigure(figure, QStringLiteral("/nonexistent-folder/fig.png"), FigureFormat::Png);
+    FAIL("no error");
+  } catch (const Error& error) {
+    CHECK(error.kind() == ErrorKind::Io);
+    CHECK(std::string(error.what()).find("/nonexistent-folder/fig.png") != std::string::npos);
+  }
+  FigureExportOptions tiny;
+  tiny.size = QSize(10, 10);
+  CHECK_THROWS_AS(
+      exportFigure(figure, QString::fromStdString(gui_test::tempPath("t.png")), FigureFormat::Png,
+                   tiny),
+      Error);
+}

@@ -1,0 +1,193 @@
+#include <catch2/catch.hpp>
+
+#include <QDir>
+#include <QFile>
+#include <QDockWidget>
+#include <QImage>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTableView>
+
+#include <cmath>
+
+#include "gui/gui_test_support.h"
+#include "gui/tiny_model_helpers.h"
+#include "gui/trace_helpers.h"
+#include "views/comparison_panel.h"
+#include "views/diagnostics_panel.h"
+#include "views/dilution_panel.h"
+#include "views/document_panel.h"
+#include "views/figure_export.h"
+#include "views/figure_view.h"
+#include "views/main_window.h"
+#include "views/param_form.h"
+#include "views/run_controller.h"
+#include "views/run_traces.h"
+#include "views/runs_panel.h"
+#include "views/runs_table_model.h"
+
+using namespace studio;
+using namespace studio::views;
+using studio::testing::waitUntil;
+
+namespace {
+
+QString demoDocument() {
+  return QString::fromUtf8(STUDIO_SOURCE_DIR) +
+         QStringLiteral("/resources/corpus/kestrel/schedules.py");
+}
+
+// Opens the demo document and the tiny model, asks the question and marks the evidence.
+void prepare(MainWindow& window, const gui_test::TinyModelFolder& model) {
+  QSignalSpy loaded(&window, &MainWindow::documentLoaded);
+  window.openDocument(demoDocument());
+  REQUIRE(waitUntil([&] { return loaded.count() == 1; }));
+  REQUIRE(window.setModelPath(QString::fromStdString(model.path())));
+  window.runsPanel()->questionEdit()->setText(
+      QStringLiteral("What error does WarmupCosine raise when warm-up is too long?"));
+  const std::string& text = window.currentDocument()->text();
+  const std::string evidence = "warm-up must end before the schedule does";
+  const std::size_t at = text.find(evidence);
+  REQUIRE(at != std::string::npos);
+  window.addTarget(Span{static_cast<std::int64_t>(at),
+                        static_cast<std::int64_t>(at + evidence.size())});
+}
+
+}  // namespace
+
+TEST_CASE("runs of in_context and a short qttt on the demo document fill the comparison",
+          "[gui]") {
+  const gui_test::TinyModelFolder model;
+  MainWindow window(testing::isolatedWindow());
+  window.resize(1600, 1000);
+  window.show();
+  prepare(window, model);
+  CHECK(window.targets().size() == 1);
+
+  RunsPanel& runs = *window.runsPanel();
+  runs.setMethodChecked("in_context", true);
+  runs.setMethodChecked("qttt", true);
+  REQUIRE(runs.form("qttt"));
+  runs.form("qttt")->setValues({{"steps", 3}, {"span", 16}});
+  REQUIRE(window.runCheckedMethods() == 2);
+  CHECK(runs.cancelButton()->isEnabled());
+  // The window never waits on the engine: it keeps processing events while the runs go.
+  REQUIRE(waitUntil([&] { return window.runController()->pending() == 0; }, 240000));
+  waitUntil([] { return false; }, RunTraces::kRedrawIntervalMs * 3);
+
+  const RunsTableModel& table = *window.comparisonPanel()->model();
+  REQUIRE(table.rowCount() == 2);
+  for (int row = 0; row < 2; ++row) {
+    INFO(table.data(table.index(row, RunsTableModel::Status), Qt::ToolTipRole).toString()
+             .toStdString());
+    CHECK(table.data(table.index(row, RunsTableModel::Status), Qt::DisplayRole) ==
+          QStringLiteral("completed"));
+    CHECK(table.data(table.index(row, RunsTableModel::TargetMass), Qt::DisplayRole) !=
+          QStringLiteral("–"));
+  }
+  CHECK(table.data(table.index(0, RunsTableModel::Method), Qt::DisplayRole) ==
+        QStringLiteral("in_context"));
+  CHECK(table.data(table.index(1, RunsTableModel::Params), Qt::DisplayRole)
+            .toString()
+            .contains(QStringLiteral("steps=3")));
+  CHECK_FALSE(runs.cancelButton()->isEnabled());
+  CHECK(runs.progressText() == QStringLiteral("idle"));
+
+  ComparisonPanel& comparison = *window.comparisonPanel();
+  const Figure& loss = comparison.chart("qttt_loss")->figure();
+  REQUIRE(loss.series.size() == 1);
+  CHECK(loss.series[0].xs.size() == 3);
+  for (double value : loss.series[0].ys) CHECK(std::isfinite(value));
+  const Figure& mass = comparison.chart("answer_mass")->figure();
+  REQUIRE(mass.series.size() == 2);
+  CHECK(mass.series[1].xs.size() == 4);  // after the prefill, then after each of 3 steps
+  CHECK(comparison.chart("answer_margin")->figure().hasData());
+  const Figure& layers = comparison.chart("mass_per_layer")->figure();
+  CHECK(layers.series.size() == 3);  // in_context before; qttt before and after
+  CHECK(layers.series[0].xs.size() == 2);
+  CHECK(window.dilutionPanel()->massChart()->figure().hasData());
+  CHECK(window.diagnosticsPanel()->headGrid().grid().layers == 2);
+  CHECK(window.diagnosticsPanel()->headGrid().grid().heads == 4);
+
+  // Every chart exports as it is shown.
+  for (const std::string& name : ComparisonPanel::chartNames()) {
+    const QString png = QString::fromStdString(gui_test::tempPath(name + ".png"));
+    FigureExportOptions options;
+    options.png_scale = 1;
+    exportFigure(comparison.chart(name)->figure(), png, FigureFormat::Png, options);
+    CHECK(QImage(png).size() == QSize(960, 600));
+    QFile::remove(png);
+  }
+
+  // Screenshots of each panel, for a person to review (written beside the test binary).
+  const QString folder = QString::fromUtf8(STUDIO_TEST_BINARY_DIR) + QStringLiteral("/panels");
+  QDir().mkpath(folder);
+  const std::vector<std::pair<QString, QWidget*>> panels = {
+      {QStringLiteral("window"), &window},
+      {QStringLiteral("runs"), window.runsPanel()},
+      {QStringLiteral("comparison"), window.comparisonPanel()},
+      {QStringLiteral("dilution"), window.dilutionPanel()},
+      {QStringLiteral("document"), window.documentPanel()}};
+  window.dilutionDock()->raise();
+  for (const auto& [name, widget] : panels) {
+    if (widget == window.dilutionPanel()) widget->resize(1200, 500);
+    const QString path = folder + QLatin1Char('/') + name + QStringLiteral(".png");
+    REQUIRE(widget->grab().save(path));
+    CHECK(QImage(path).width() > 100);
+  }
+}
+
+TEST_CASE("cancelling a long qttt run stops it within a step", "[gui]") {
+  const gui_test::TinyModelFolder model;
+  MainWindow window(testing::isolatedWindow());
+  prepare(window, model);
+  RunsPanel& runs = *window.runsPanel();
+  runs.setMethodChecked("in_context", false);
+  runs.setMethodChecked("qttt", true);
+  runs.form("qttt")->setValues({{"steps", 100000}, {"span", 16}});
+  REQUIRE(window.runCheckedMethods() == 1);
+  // Wait for qTTT steps to arrive, so the cancel hits a running loop.
+  REQUIRE(waitUntil(
+      [&] {
+        const std::vector<const RunTrace*> all = window.traces()->all();
+        return !all.empty() && all[0]->steps.size() >= 2;
+      },
+      240000));
+  CHECK(runs.progressText().contains(QStringLiteral("qttt")));
+  emit runs.cancelRequested();
+  REQUIRE(waitUntil([&] { return window.runController()->pending() == 0; }, 60000));
+  const RunTrace* run = window.traces()->all().at(0);
+  CHECK(run->result.status == engine::RunStatus::Cancelled);
+  CHECK(run->steps.size() < 100000);
+}
+
+TEST_CASE("the runs panel builds one spec per ticked method from the forms", "[gui]") {
+  RunsPanel panel;
+  panel.setMethodChecked("in_context", true);
+  panel.setMethodChecked("qttt", true);
+  ParamForm* form = panel.form("qttt");
+  REQUIRE(form);
+  // Defaults come from the method's declarations.
+  CHECK(form->values().contains("steps"));
+  CHECK(form->editor("lr")->toolTip().contains(QStringLiteral("default")));
+  form->setValues({{"steps", 5}});
+  panel.setFlopMatching(true, 2e10);
+
+  engine::RunSpec base;
+  base.model_path = "/m";
+  base.question = "q";
+  const std::vector<engine::RunSpec> specs = panel.buildSpecs(base);
+  REQUIRE(specs.size() == 2);
+  std::map<std::string, engine::RunSpec> by_method;
+  for (const engine::RunSpec& spec : specs) by_method[spec.method] = spec;
+  REQUIRE(by_method.count("qttt"));
+  CHECK(by_method["qttt"].params["steps"] == 5);
+  CHECK(by_method["qttt"].model_path == "/m");
+  REQUIRE(by_method["qttt"].budget_flops);
+  CHECK(*by_method["qttt"].budget_flops == Approx(2e10));
+  CHECK_THROWS_WITH(form->setValues({{"stepz", 1}}), Catch::Contains("stepz"));
+  // Nothing to run without a document: the window says so instead of queueing.
+  MainWindow window(testing::isolatedWindow());
+  CHECK(window.runCheckedMethods() == 0);
+}

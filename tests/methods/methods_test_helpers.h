@@ -1,0 +1,73 @@
+#pragma once
+// Shared pieces of the method tests: a tiny random model folder with a byte-level tokenizer,
+// run specs over it, and an event sink that keeps everything.
+
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/engine/events.h"
+#include "core/engine/run_executor.h"
+#include "core/engine/run_spec.h"
+#include "core/model/model_config.h"
+#include "core/model/model_loader.h"
+
+namespace studio::methods_test {
+
+// A model folder (config.json, model.safetensors, tokenizer.json) in a fresh temp folder unique
+// to this process, removed on destruction: a 2-layer qwen3 with GQA (4/2 heads, head_dim 8),
+// byte-level vocabulary (259 tokens, eos <|im_end|> = 258), random weights of std 0.02·scale.
+class TinyModelFolder {
+ public:
+  explicit TinyModelFolder(const std::string& tag, std::uint64_t seed = 7, double scale = 4.0);
+  ~TinyModelFolder();
+  TinyModelFolder(const TinyModelFolder&) = delete;
+  TinyModelFolder& operator=(const TinyModelFolder&) = delete;
+
+  std::string path() const { return m_dir.string(); }
+  const model::ModelConfig& config() const { return m_config; }
+  // The folder loaded afresh (f32, CPU).
+  std::shared_ptr<model::LoadedModel> load() const;
+
+ private:
+  std::filesystem::path m_dir;
+  model::ModelConfig m_config;
+};
+
+// A fresh, process-unique temp path (not created).
+std::filesystem::path tempPath(const std::string& tag);
+
+// A run of `method` on a short document whose needle "K7Q" is the target.
+engine::RunSpec tinySpec(const std::string& model_dir, const std::string& method,
+                         nlohmann::json params = nlohmann::json::object());
+
+class CollectingSink : public engine::EventSink {
+ public:
+  void runStarted(const engine::RunSpec& spec) override { started = spec; }
+  void event(const engine::Event& event) override {
+    events.push_back(event);
+    if (on_event) on_event(event);
+  }
+  void runFinished(const engine::RunResult& result) override { finished = result; }
+
+  template <typename T>
+  std::vector<T> all() const {
+    std::vector<T> out;
+    for (const auto& event : events) {
+      if (const T* typed = std::get_if<T>(&event)) out.push_back(*typed);
+    }
+    return out;
+  }
+
+  engine::RunSpec started;
+  std::vector<engine::Event> events;
+  engine::RunResult finished;
+  std::function<void(const engine::Event&)> on_event;
+};
+
+// Full forward (no cache) of `ids`: logits [T, vocab].
+torch::Tensor fullLogits(model::CausalLMImpl& lm, const std::vector<std::int64_t>& ids);
+
+}  // namespace studio::methods_test
