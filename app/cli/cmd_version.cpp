@@ -24,7 +24,9 @@ void addVersionCommand(CLI::App& app, int& exit_code) {
                             {"sqlite", info.sqlite},
                             {"cuda_available", info.cuda_available},
                             {"cuda_devices", info.cuda_devices},
-                            {"cuda_kernels", info.cuda_kernels}};
+                            {"cuda_kernels", info.cuda_kernels},
+                            {"cpu_threads", info.cpu_threads},
+                            {"cpu_runtime", info.cpu_runtime}};
       std::cout << out.dump() << "\n";
       return;
     }

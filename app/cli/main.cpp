@@ -7,6 +7,7 @@
 #include "plugins/builtin_plugins.h"
 
 int main(int argc, char** argv) {
+  studio::tuneProcessEnvironment(argv);
   using namespace studio::cli;
   studio::initTorchRuntime();
   studio::plugins::registerBuiltinPlugins();

@@ -17,6 +17,7 @@
 #include "views/main_window.h"
 
 int main(int argc, char** argv) {
+  studio::tuneProcessEnvironment(argv);
   QApplication application(argc, argv);
   Q_INIT_RESOURCE(studio_views);  // the views library is static: its resources need a nudge
   QApplication::setOrganizationName(QStringLiteral("ttt-studio"));

@@ -4,6 +4,7 @@
 #include <torch/torch.h>
 #include <torch/version.h>
 
+#include "core/common/runtime.h"
 #include "studio/build_info.h"
 
 namespace studio {
@@ -18,6 +19,7 @@ VersionInfo versionInfo() {
   info.cuda_devices = info.cuda_available ? static_cast<int>(torch::cuda::device_count()) : 0;
   info.cuda_kernels = STUDIO_CUDA_KERNELS_BUILT != 0;
   info.cpu_threads = std::to_string(at::get_num_threads());
+  info.cpu_runtime = runtimeTuning();
   return info;
 }
 
@@ -33,6 +35,7 @@ std::vector<std::pair<std::string, std::string>> versionRows(const VersionInfo& 
       {"CUDA", cuda},
       {"CUDA kernels", info.cuda_kernels ? "built" : "not built"},
       {"CPU threads", info.cpu_threads},
+      {"CPU runtime", info.cpu_runtime},
   };
 }
 

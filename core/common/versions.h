@@ -16,6 +16,7 @@ struct VersionInfo {
   int cuda_devices = 0;
   bool cuda_kernels = false;  // kernels/ compiled into this build
   std::string cpu_threads;
+  std::string cpu_runtime;  // allocator and OpenMP settings (runtime.h)
 };
 
 VersionInfo versionInfo();
