@@ -7,16 +7,30 @@
 #include "core/document/repository_loader.h"
 #include "core/document/text_loader.h"
 
+#include <nlohmann/json.hpp>
+
 namespace studio::views {
 
 namespace {
 
 constexpr int kProgressSteps = 1000;
 
+// The task item a loaded `.json` document holds, or null when it holds none (any other JSON, or
+// not JSON at all, is just text). A file that is an item but a broken one throws, naming the field.
+TaskItemPtr taskItemOf(const std::string& path, const document::Document& document) {
+  if (QString::fromStdString(path).endsWith(QLatin1String(".json"), Qt::CaseInsensitive) == false) {
+    return nullptr;
+  }
+  const nlohmann::json json = nlohmann::json::parse(document.text(), nullptr, /*throw=*/false);
+  if (!json.is_object() || !json.contains("context") || !json.contains("question")) return nullptr;
+  return std::make_shared<const task::TaskItem>(task::TaskItem::fromJson(json, path));
+}
+
 }  // namespace
 
 DocumentLoader::DocumentLoader(QObject* parent) : QObject(parent) {
   qRegisterMetaType<DocumentPtr>();
+  qRegisterMetaType<TaskItemPtr>();
 }
 
 DocumentLoader::~DocumentLoader() {
@@ -49,8 +63,11 @@ quint64 DocumentLoader::load(const QString& path, Source source) {
       } else {
         document::TextLoadOptions options;
         options.progress = report;
-        outcome.document =
-            std::make_shared<const document::Document>(document::loadTextFile(file, options));
+        auto text = std::make_shared<const document::Document>(document::loadTextFile(file, options));
+        outcome.item = taskItemOf(file, *text);
+        outcome.document = outcome.item ? std::make_shared<const document::Document>(
+                                              outcome.item->context, file, document::DocumentKind::Text)
+                                        : text;
       }
     } catch (const Error& error) {
       if (error.kind() == ErrorKind::Cancelled) return;
@@ -94,7 +111,7 @@ void DocumentLoader::finish(quint64 job, QFutureWatcher<Outcome>* watcher) {
   }
   const Outcome outcome = future.result();
   if (outcome.document) {
-    emit loaded(job, outcome.document);
+    emit loaded(job, outcome.document, outcome.item);
   } else {
     emit failed(job, outcome.error);
   }

@@ -2,6 +2,10 @@
 // Loads documents off the UI thread (Hotspot's JobTracker): every load is a job with an id, a newer
 // load cancels the one before, and a result whose id is not the current one is dropped, so a slow
 // stale load can never replace what the person opened last.
+//
+// A `.json` text file that holds a task item (an object with "context" and "question", as
+// `studio-cli task generate --json` prints it) opens as that item: the document is its context,
+// and the item (question, task description, targets, answers) comes with it.
 
 #include <QFutureWatcher>
 #include <QObject>
@@ -10,10 +14,12 @@
 #include <memory>
 
 #include "core/document/document.h"
+#include "core/task/task.h"
 
 namespace studio::views {
 
 using DocumentPtr = std::shared_ptr<const document::Document>;
+using TaskItemPtr = std::shared_ptr<const task::TaskItem>;
 
 class DocumentLoader : public QObject {
   Q_OBJECT
@@ -32,12 +38,14 @@ class DocumentLoader : public QObject {
 
  signals:
   void progress(quint64 job, double fraction);
-  void loaded(quint64 job, studio::views::DocumentPtr document);
+  // `item` is null unless the file was a task item.
+  void loaded(quint64 job, studio::views::DocumentPtr document, studio::views::TaskItemPtr item);
   void failed(quint64 job, const QString& message);
 
  private:
   struct Outcome {
     DocumentPtr document;
+    TaskItemPtr item;
     QString error;
   };
   void finish(quint64 job, QFutureWatcher<Outcome>* watcher);
@@ -50,3 +58,4 @@ class DocumentLoader : public QObject {
 }  // namespace studio::views
 
 Q_DECLARE_METATYPE(studio::views::DocumentPtr)
+Q_DECLARE_METATYPE(studio::views::TaskItemPtr)

@@ -299,19 +299,35 @@ void MainWindow::startLoad(const QString& path, bool repository) {
   m_cancel->show();
 }
 
-void MainWindow::onLoaded(quint64, std::shared_ptr<const document::Document> document) {
+void MainWindow::onLoaded(quint64, std::shared_ptr<const document::Document> document,
+                          std::shared_ptr<const task::TaskItem> item) {
   m_loading_label->hide();
   m_progress->hide();
   m_cancel->hide();
   m_document = document;
+  m_item = item;
   m_document_panel->setDocument(document);
   clearTargets();
   m_diagnostics_panel->setDocument(document);
+  if (m_item) {
+    // The item's evidence becomes the targets (code points in the context, bytes in the view).
+    m_runs_panel->questionEdit()->setText(QString::fromStdString(m_item->question));
+    const utf8::OffsetMap offsets(m_document->text());
+    for (const Span& chars : m_item->targets) {
+      addTarget({static_cast<std::int64_t>(offsets.byteOf(static_cast<std::size_t>(chars.start))),
+                 static_cast<std::int64_t>(offsets.byteOf(static_cast<std::size_t>(chars.end)))});
+    }
+  }
   const QString path = m_loading_path;
   setWindowTitle(tr("%1 — TTT Studio").arg(QFileInfo(path).fileName()));
   m_recent.add({m_loading_repository ? RecentEntry::Kind::Repository : RecentEntry::Kind::Document,
                 QFileInfo(path).absoluteFilePath()});
-  statusBar()->showMessage(tr("Opened %1").arg(m_document_panel->summary()), 8000);
+  statusBar()->showMessage(
+      m_item ? tr("Opened the %1 item %2: %3")
+                   .arg(QString::fromStdString(m_item->task), QFileInfo(path).fileName(),
+                        m_document_panel->summary())
+             : tr("Opened %1").arg(m_document_panel->summary()),
+      8000);
   emit documentLoaded(path);
 }
 
@@ -483,6 +499,15 @@ int MainWindow::runCheckedMethods() {
   base.device = m_device.toStdString();
   base.document_source = m_document->sourcePath();
   base.document_text = m_document->text();
+  if (m_item) {
+    // What the item says beyond the document: its task description and how to score an answer.
+    base.task_description = m_item->task_description;
+    base.reference_answers = m_item->answers;
+    base.scorer = m_item->scorer;
+    base.task = m_item->task;
+    base.task_meta = m_item->meta;
+    base.task_meta["item_id"] = m_item->id;
+  }
   base.question = m_runs_panel->questionEdit()->text().trimmed().toStdString();
   // The document view selects bytes; a RunSpec's targets count code points.
   const utf8::OffsetMap offsets(m_document->text());

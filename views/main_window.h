@@ -12,6 +12,7 @@
 
 #include "core/common/span.h"
 #include "core/document/document.h"
+#include "core/task/task.h"
 #include "views/recent_files.h"
 
 class QDockWidget;
@@ -49,7 +50,8 @@ class MainWindow : public QMainWindow {
   // Start loading and return at once; documentLoaded or documentFailed follows.
   void openDocument(const QString& path);
   void openRepository(const QString& folder);
-  // A folder opens as a repository, anything else as a text document.
+  // A folder opens as a repository, anything else as a text document (a `.json` task item as the
+  // item: its context, question, task description, targets and reference answers).
   void openPath(const QString& path);
   // Checks that `path` is an SQLite file and makes it the current session; false (and an error
   // shown) otherwise.
@@ -71,6 +73,8 @@ class MainWindow : public QMainWindow {
 
   bool isLoading() const;
   std::shared_ptr<const document::Document> currentDocument() const { return m_document; }
+  // The task item the open document came from, or null.
+  std::shared_ptr<const task::TaskItem> currentItem() const { return m_item; }
   QString modelPath() const { return m_model_path; }
   QString sessionPath() const { return m_session_path; }
   const RecentFiles& recentFiles() const { return m_recent; }
@@ -108,7 +112,8 @@ class MainWindow : public QMainWindow {
   void buildStatusBar();
   void restoreLayout();
   void startLoad(const QString& path, bool repository);
-  void onLoaded(quint64 job, std::shared_ptr<const document::Document> document);
+  void onLoaded(quint64 job, std::shared_ptr<const document::Document> document,
+                std::shared_ptr<const task::TaskItem> item);
   void onFailed(quint64 job, const QString& message);
   void showError(const QString& title, const QString& message);
   void rebuildRecentMenu();
@@ -147,6 +152,7 @@ class MainWindow : public QMainWindow {
   QLabel* m_model_label = nullptr;
 
   std::shared_ptr<const document::Document> m_document;
+  std::shared_ptr<const task::TaskItem> m_item;
   QString m_loading_path;
   bool m_loading_repository = false;
   QString m_model_path;

@@ -18,6 +18,8 @@
 #include "core/engine/model_cache.h"
 #include "core/engine/prepared_prompt.h"
 #include "core/engine/run_executor.h"
+#include "core/engine/sweep_plan.h"
+#include "core/task/task.h"
 #include "sessions/run_recorder.h"
 #include "sessions/session_store.h"
 #include "sessions/session_writer.h"
@@ -32,6 +34,7 @@ struct RunOptions {
   std::string dtype;
   std::string document;
   std::string text;
+  std::string item;
   std::string question;
   std::string task_description;
   std::string method;
@@ -68,24 +71,32 @@ Span parseTarget(const std::string& text) {
 
 engine::RunSpec specOf(const RunOptions& options) {
   engine::RunSpec spec;
-  spec.model_path = options.model;
-  spec.device = options.device;
-  spec.dtype = options.dtype;
-  if (options.document.empty() == options.text.empty()) {
-    throwArgument("--document", "give exactly one of --document FILE and --text TEXT");
+  const int sources = !options.document.empty() + !options.text.empty() + !options.item.empty();
+  if (sources != 1) {
+    throwArgument("--document", "give exactly one of --document FILE, --text TEXT and --item FILE");
   }
-  if (!options.document.empty()) {
+  if (!options.item.empty()) {
+    // A task item brings its question, task description, targets and reference answers; the
+    // options given next to it replace the item's.
+    spec = engine::specFromItem(task::loadTaskItem(options.item));
+    spec.document_source = options.item;
+  } else if (!options.document.empty()) {
     spec.document_source = options.document;
     spec.document_text = document::loadTextFile(options.document).text();
   } else {
     spec.document_source = "text";
     spec.document_text = options.text;
   }
-  spec.question = options.question;
-  spec.task_description = options.task_description;
+  spec.model_path = options.model;
+  spec.device = options.device;
+  spec.dtype = options.dtype;
+  if (!options.question.empty()) spec.question = options.question;
+  if (spec.question.empty()) throwArgument("--question", "a run needs a question (or an --item)");
+  if (!options.task_description.empty()) spec.task_description = options.task_description;
   if (!options.targets.empty() && !options.target_text.empty()) {
     throwArgument("--targets", "give --targets or --target-text, not both");
   }
+  if (!options.targets.empty() || !options.target_text.empty()) spec.target_chars.clear();
   for (const std::string& target : options.targets) spec.target_chars.push_back(parseTarget(target));
   if (!options.target_text.empty()) {
     spec.target_chars = engine::findTextSpans(spec.document_text, options.target_text);
@@ -200,7 +211,10 @@ void addRunCommand(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"f32", "bf16", "f16"}));
   command->add_option("--document", options->document, "A UTF-8 text file");
   command->add_option("--text", options->text, "The document as a string");
-  command->add_option("--question", options->question, "The question")->required();
+  command->add_option("--item", options->item,
+                      "A task item (JSON as `task generate --json` prints it): document, question, "
+                      "task description, targets and reference answers in one file");
+  command->add_option("--question", options->question, "The question (required without --item)");
   command->add_option("--task-description", options->task_description,
                       "The prompt's [TASK] section (default: a generic instruction)");
   command->add_option("--method", options->method,

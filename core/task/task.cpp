@@ -1,6 +1,10 @@
 #include "core/task/task.h"
 
+#include <fstream>
+#include <sstream>
+
 #include "core/common/error.h"
+#include "core/common/utf8.h"
 
 namespace studio::task {
 
@@ -18,6 +22,84 @@ nlohmann::json TaskItem::toJson() const {
           {"targets", spans},
           {"scorer", scorer},
           {"meta", meta}};
+}
+
+namespace {
+
+std::string optionalString(const nlohmann::json& json, const std::string& file,
+                           const std::string& field) {
+  if (!json.contains(field) || json.at(field).is_null()) return "";
+  if (!json.at(field).is_string()) throwError(ErrorKind::Format, file, field, "must be a string");
+  return json.at(field).get<std::string>();
+}
+
+}  // namespace
+
+TaskItem TaskItem::fromJson(const nlohmann::json& json, const std::string& file) {
+  if (!json.is_object()) throwError(ErrorKind::Format, file, "", "a task item is a JSON object");
+  TaskItem item;
+  for (const char* field : {"context", "question"}) {
+    if (!json.contains(field)) throwError(ErrorKind::Format, file, field, "is missing");
+  }
+  item.context = optionalString(json, file, "context");
+  item.question = optionalString(json, file, "question");
+  item.task = optionalString(json, file, "task");
+  item.id = optionalString(json, file, "id");
+  item.task_description = optionalString(json, file, "task_description");
+  item.scorer = optionalString(json, file, "scorer");
+  if (json.contains("answers") && !json.at("answers").is_null()) {
+    const auto& answers = json.at("answers");
+    if (!answers.is_array()) throwError(ErrorKind::Format, file, "answers", "must be a list");
+    for (std::size_t i = 0; i < answers.size(); ++i) {
+      if (!answers[i].is_string()) {
+        throwError(ErrorKind::Format, file, "answers[" + std::to_string(i) + "]",
+                   "must be a string");
+      }
+      item.answers.push_back(answers[i].get<std::string>());
+    }
+  } else if (const std::string answer = optionalString(json, file, "answer"); !answer.empty()) {
+    item.answers.push_back(answer);
+  }
+  const auto length = static_cast<std::int64_t>(utf8::OffsetMap(item.context).chars());
+  if (json.contains("targets") && !json.at("targets").is_null()) {
+    const auto& targets = json.at("targets");
+    if (!targets.is_array()) throwError(ErrorKind::Format, file, "targets", "must be a list");
+    for (std::size_t i = 0; i < targets.size(); ++i) {
+      const std::string field = "targets[" + std::to_string(i) + "]";
+      const auto& t = targets[i];
+      if (!t.is_object() || !t.contains("start") || !t.contains("end") ||
+          !t.at("start").is_number_integer() || !t.at("end").is_number_integer()) {
+        throwError(ErrorKind::Format, file, field, "must be {\"start\": int, \"end\": int}");
+      }
+      const Span span{t.at("start").get<std::int64_t>(), t.at("end").get<std::int64_t>()};
+      if (span.start < 0 || span.end <= span.start || span.end > length) {
+        throwError(ErrorKind::Format, file, field,
+                   "[" + std::to_string(span.start) + ", " + std::to_string(span.end) +
+                       ") is not a non-empty range inside the " + std::to_string(length) +
+                       "-character context");
+      }
+      item.targets.push_back(span);
+    }
+  }
+  if (json.contains("meta") && !json.at("meta").is_null()) {
+    if (!json.at("meta").is_object()) throwError(ErrorKind::Format, file, "meta", "must be an object");
+    item.meta = json.at("meta");
+  }
+  return item;
+}
+
+TaskItem loadTaskItem(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throwError(ErrorKind::Io, path, "", "cannot be read");
+  std::ostringstream text;
+  text << in.rdbuf();
+  nlohmann::json json;
+  try {
+    json = nlohmann::json::parse(text.str());
+  } catch (const nlohmann::json::exception& error) {
+    throwError(ErrorKind::Format, path, "", std::string("is not JSON: ") + error.what());
+  }
+  return TaskItem::fromJson(json, path);
 }
 
 TaskRegistry& TaskRegistry::instance() {

@@ -30,7 +30,16 @@ struct TaskItem {
   // {"task","context","question","answer","targets":[{"start","end"}],"meta"} as printed by
   // `studio-cli task generate`; "answer" is the first answer, "answers" all of them.
   nlohmann::json toJson() const;
+  // The inverse of toJson(), so a printed item can be saved and opened again (studio --item,
+  // studio-cli run --item). "context" and "question" are required; "answers" (or "answer"),
+  // "targets", "task_description", "scorer", "task", "id" and "meta" are optional. Throws
+  // studio::Error (Format) naming `file` and the field, and for targets outside the context.
+  static TaskItem fromJson(const nlohmann::json& json, const std::string& file);
 };
+
+// Reads a task item file (one JSON object as `studio-cli task generate --json` prints it).
+// Throws studio::Error: Io naming the path when it cannot be read, Format for bad JSON or fields.
+TaskItem loadTaskItem(const std::string& path);
 
 class TaskGenerator {
  public:

@@ -3,16 +3,18 @@
 
 #include <catch2/catch.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 
-#include "core/model/checkpoint_writer.h"
-#include "core/tokenizer/byte_level_writer.h"
+#include "cli_test_helpers.h"
 #include "support/run_cli.h"
 
 using nlohmann::json;
+using studio::cli_test::TextModel;
 using studio::test::runCli;
 
 namespace {
@@ -20,26 +22,6 @@ namespace {
 std::string fixture(const std::string& name) {
   return std::string(STUDIO_TEST_FIXTURES_DIR) + "/models/" + name;
 }
-
-// A tiny random qwen3 model with a byte-level tokenizer, so --text works.
-struct TextModel {
-  std::filesystem::path dir;
-  TextModel() {
-    dir = std::filesystem::temp_directory_path() /
-          ("studio-cli-model-" + std::to_string(getpid()));
-    const auto config = studio::model::ModelConfig::fromJson(
-        {{"model_type", "qwen3"}, {"vocab_size", 259}, {"hidden_size", 32},
-         {"intermediate_size", 48}, {"num_hidden_layers", 2}, {"num_attention_heads", 4},
-         {"num_key_value_heads", 2}, {"head_dim", 8}, {"rms_norm_eps", 1e-6},
-         {"rope_theta", 10000.0}, {"max_position_embeddings", 2048},
-         {"tie_word_embeddings", true}, {"eos_token_id", 256}});
-    studio::model::CheckpointWriteOptions options;
-    options.tokenizer_json = json::parse(studio::tokenizer::byteLevelTokenizerJson());
-    studio::model::writeCheckpoint(dir.string(), config, studio::model::randomTensors(config, 2),
-                                   options);
-  }
-  ~TextModel() { std::filesystem::remove_all(dir); }
-};
 
 }  // namespace
 

@@ -5,6 +5,7 @@
 #include <QDockWidget>
 #include <QFile>
 #include <QFileInfo>
+#include <QLineEdit>
 #include <QSignalSpy>
 #include <QStatusBar>
 #include <QTemporaryDir>
@@ -16,6 +17,7 @@
 #include "views/document_panel.h"
 #include "views/document_view.h"
 #include "views/main_window.h"
+#include "views/runs_panel.h"
 
 using namespace studio;
 using namespace studio::views;
@@ -286,4 +288,65 @@ TEST_CASE("a window told not to restore ignores the saved layout", "[gui]") {
   isolated.show();
   CHECK_FALSE(isolated.diagnosticsDock()->isHidden());
   studio::testing::clearSettings();
+}
+
+TEST_CASE("a task item file opens as its context with question, targets and answers", "[gui]") {
+  QTemporaryDir temp;
+  const QString path = temp.filePath(QStringLiteral("item.json"));
+  task::TaskItem item;
+  item.task = "niah";
+  item.id = "niah-test";
+  item.context = "Grüße. The access code is K7Q2ZZ9A. Bye.";
+  item.question = "What is the access code?";
+  item.task_description = "Find the code.";
+  item.answers = {"K7Q2ZZ9A"};
+  item.targets = {{26, 34}};  // code points: "Grüße" has two 2-byte characters
+  item.scorer = "exact_match";
+  {
+    QFile file(path);
+    REQUIRE(file.open(QIODevice::WriteOnly));
+    file.write(QByteArray::fromStdString(item.toJson().dump()));
+  }
+  MainWindow window(isolatedWindow());
+  QSignalSpy loaded(&window, &MainWindow::documentLoaded);
+  window.openDocument(path);
+  REQUIRE(loaded.wait(10000));
+  REQUIRE(window.currentItem());
+  CHECK(window.currentItem()->answers == item.answers);
+  CHECK(window.currentDocument()->text() == item.context);
+  CHECK(window.runsPanel()->questionEdit()->text() == QString::fromStdString(item.question));
+  REQUIRE(window.targets().size() == 1);
+  const Span bytes = window.targets().front();
+  CHECK(window.currentDocument()->text().substr(bytes.start, bytes.size()) == "K7Q2ZZ9A");
+
+  // Any other JSON is a plain text document, and a new document forgets the item.
+  const QString other = temp.filePath(QStringLiteral("config.json"));
+  {
+    QFile file(other);
+    REQUIRE(file.open(QIODevice::WriteOnly));
+    file.write("{\"context\": \"no question here\"}");
+  }
+  window.openDocument(other);
+  REQUIRE(loaded.wait(10000));
+  CHECK_FALSE(window.currentItem());
+  CHECK(window.targets().empty());
+  CHECK(window.currentDocument()->text() == "{\"context\": \"no question here\"}");
+}
+
+TEST_CASE("a broken task item file is refused naming the field", "[gui]") {
+  QTemporaryDir temp;
+  const QString path = temp.filePath(QStringLiteral("item.json"));
+  {
+    QFile file(path);
+    REQUIRE(file.open(QIODevice::WriteOnly));
+    file.write(R"({"context": "abc", "question": "q?", "targets": [{"start": 2, "end": 50}]})");
+  }
+  MainWindow window(isolatedWindow());
+  QSignalSpy failed(&window, &MainWindow::documentFailed);
+  QSignalSpy loaded(&window, &MainWindow::documentLoaded);
+  window.openDocument(path);
+  REQUIRE(waitUntil([&] { return failed.count() + loaded.count() > 0; }));
+  REQUIRE(failed.count() == 1);
+  CHECK(failed.first().first().toString().contains(QStringLiteral("targets[0]")));
+  CHECK_FALSE(window.currentItem());
 }

@@ -1,0 +1,103 @@
+// studio-cli run end to end on a tiny model: the result JSON, a task item file standing in for
+// document, question, targets and answers, recording into a session, and bad input with exit 2.
+
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "cli_test_helpers.h"
+#include "support/run_cli.h"
+
+using nlohmann::json;
+using studio::cli_test::TextModel;
+using studio::test::runCli;
+
+namespace {
+
+std::filesystem::path tempFile(const std::string& name) {
+  return std::filesystem::temp_directory_path() /
+         ("studio-run-cli-" + std::to_string(getpid()) + "-" + name);
+}
+
+}  // namespace
+
+TEST_CASE("cli run prints the answer, FLOPs, wall time and the answer query's probe", "[cli]") {
+  TextModel model("run");
+  const auto run = runCli("run --model '" + model.dir.string() +
+                          "' --text 'The vault code is QX7. Keep it.' --question 'The code?' "
+                          "--method in_context --target-text QX7 --max-tokens 3 --json");
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  const json out = json::parse(run.out);
+  CHECK(out["status"] == "completed");
+  CHECK(out["method"] == "in_context");
+  CHECK(out["generated_tokens"].get<int>() >= 1);
+  CHECK(out["flops"]["prefill"].get<double>() > 0);
+  CHECK(out["wall_seconds"].get<double>() > 0);
+  REQUIRE(out["target_mass"].is_number());
+  CHECK(out["target_mass"].get<double>() > 0);
+  CHECK(out["target_mass"].get<double>() < 1);
+  CHECK(out["correct"].is_null());  // no reference answer was given
+}
+
+TEST_CASE("cli run --item takes document, question, targets and answers from a task item",
+          "[cli]") {
+  TextModel model("run-item");
+  const auto item_path = tempFile("item.json");
+  const auto generated = runCli("task generate --task niah --set chars=150 --seed 3 --json");
+  REQUIRE(generated.exit_code == 0);
+  std::ofstream(item_path) << generated.out;
+  const auto session = tempFile("runs.sqlite");
+  const auto run = runCli("run --model '" + model.dir.string() + "' --item '" +
+                          item_path.string() + "' --method in_context --max-tokens 10 --session '" +
+                          session.string() + "' --json");
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  const json out = json::parse(run.out);
+  CHECK(out["target_mass"].is_number());  // the item's needle became the target
+  CHECK(out["correct"].is_boolean());     // scored against the item's answer
+  CHECK(out["session_run_id"].get<int>() == 1);
+  const auto exported_path = tempFile("run.json");
+  const auto exported = runCli("export --session '" + session.string() +
+                               "' --run 1 --format json --out '" + exported_path.string() + "'");
+  REQUIRE(exported.exit_code == 0);
+  std::ifstream in(exported_path);
+  const std::string dump = json::parse(in).dump();
+  CHECK(dump.find("What is the access code") != std::string::npos);  // the item's question
+  CHECK(dump.find(json::parse(generated.out)["answer"].get<std::string>()) != std::string::npos);
+  std::filesystem::remove(item_path);
+  std::filesystem::remove(exported_path);
+  std::filesystem::remove(session);
+  std::filesystem::remove(session.string() + "-wal");
+  std::filesystem::remove(session.string() + "-shm");
+}
+
+TEST_CASE("cli run rejects bad input with exit code 2 and a named field", "[cli]") {
+  TextModel model("run-bad");
+  const std::string m = "run --model '" + model.dir.string() + "' ";
+  const auto broken = tempFile("broken.json");
+  std::ofstream(broken) << R"({"context": "abc", "question": "q?", "targets": [{"start": 1, "end": 9}]})";
+  struct Case {
+    std::string args, field;
+  };
+  const Case cases[] = {
+      {m + "--text abc --method in_context", "--question"},
+      {m + "--text abc --document /etc/hostname --question q --method in_context", "--document"},
+      {m + "--text abc --question q --method nope", "nope"},
+      {m + "--text abc --question q --method qttt --set stepz=3", "qttt.stepz"},
+      {m + "--item /nonexistent/item.json --method in_context", "/nonexistent/item.json"},
+      {m + "--item '" + broken.string() + "' --method in_context", "targets[0]"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.args);
+    const auto run = runCli(c.args);
+    CHECK(run.exit_code == 2);
+    CHECK(run.err.find(c.field) != std::string::npos);
+  }
+  std::filesystem::remove(broken);
+}

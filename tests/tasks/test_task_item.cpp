@@ -1,0 +1,78 @@
+// Task item files: what `task generate --json` prints reads back as the same item, and a broken
+// file is refused naming the file and the field.
+
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/common/error.h"
+#include "task_test_helpers.h"
+
+using namespace studio;
+using nlohmann::json;
+
+namespace {
+
+std::string errorOf(const json& value) {
+  try {
+    task::TaskItem::fromJson(value, "item.json");
+  } catch (const Error& error) {
+    return error.what();
+  }
+  return "<no error>";
+}
+
+}  // namespace
+
+TEST_CASE("a generated item survives toJson and fromJson", "[tasks]") {
+  for (const char* name : {"tx_log", "niah", "code_bug"}) {
+    INFO(name);
+    const task::TaskItem item = task_test::generate(name, json::object(), 9);
+    const task::TaskItem back = task::TaskItem::fromJson(item.toJson(), "item.json");
+    CHECK(back.toJson() == item.toJson());
+    REQUIRE_FALSE(back.targets.empty());
+    CHECK(back.targets.front() == item.targets.front());
+    CHECK(back.answers == item.answers);
+  }
+}
+
+TEST_CASE("a task item needs a context and a question; its fields are checked", "[tasks]") {
+  const json good = {{"context", "The code is K7Q."}, {"question", "What is the code?"},
+                     {"answer", "K7Q"}, {"targets", {{{"start", 12}, {"end", 15}}}}};
+  const task::TaskItem item = task::TaskItem::fromJson(good, "item.json");
+  CHECK(item.answers == std::vector<std::string>{"K7Q"});  // "answer" alone is enough
+  CHECK(item.scorer.empty());
+
+  json broken = good;
+  broken.erase("context");
+  CHECK_THAT(errorOf(broken), Catch::Contains("item.json") && Catch::Contains("context"));
+  broken = good;
+  broken["question"] = 3;
+  CHECK_THAT(errorOf(broken), Catch::Contains("question") && Catch::Contains("string"));
+  broken = good;
+  broken["targets"] = {{{"start", 12}, {"end", 99}}};
+  CHECK_THAT(errorOf(broken), Catch::Contains("targets[0]") && Catch::Contains("16-character"));
+  broken = good;
+  broken["targets"] = {{{"start", "12"}, {"end", 15}}};
+  CHECK_THAT(errorOf(broken), Catch::Contains("targets[0]"));
+  broken = good;
+  broken["answers"] = "K7Q";
+  CHECK_THAT(errorOf(broken), Catch::Contains("answers"));
+  CHECK_THAT(errorOf(json::array()), Catch::Contains("JSON object"));
+}
+
+TEST_CASE("loadTaskItem names the file it cannot read or parse", "[tasks]") {
+  CHECK_THROWS_WITH(task::loadTaskItem("/nonexistent/item.json"),
+                    Catch::Contains("/nonexistent/item.json"));
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("studio-item-" + std::to_string(getpid()) + ".json");
+  std::ofstream(path) << "{\"context\": \"abc\", ";
+  CHECK_THROWS_WITH(task::loadTaskItem(path.string()),
+                    Catch::Contains(path.string()) && Catch::Contains("not JSON"));
+  std::ofstream(path) << task_test::generate("niah", {{"chars", 200}}, 4).toJson().dump();
+  CHECK(task::loadTaskItem(path.string()).task == "niah");
+  std::filesystem::remove(path);
+}
