@@ -18,11 +18,14 @@ DilutionPanel::DilutionPanel(RunTraces* traces, QWidget* parent)
   m_mass->setObjectName(QStringLiteral("dilution_mass"));
   m_margin = new FigureView(this);
   m_margin->setObjectName(QStringLiteral("dilution_margin"));
+  m_accuracy = new FigureView(this);
+  m_accuracy->setObjectName(QStringLiteral("accuracy"));
   m_summary = new QLabel(this);
   m_summary->setWordWrap(true);
   auto* charts = new QHBoxLayout;
   charts->addWidget(m_mass);
   charts->addWidget(m_margin);
+  charts->addWidget(m_accuracy);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addWidget(m_summary);
@@ -35,6 +38,7 @@ void DilutionPanel::refresh() {
   const std::vector<const RunTrace*> runs = m_traces->all();
   m_mass->setFigure(makeRunFigure("dilution_mass", runs));
   m_margin->setFigure(makeRunFigure("dilution_margin", runs));
+  m_accuracy->setFigure(makeRunFigure("accuracy", runs));
   std::set<std::int64_t> lengths;
   for (const RunTrace* run : runs) {
     if (run->result.status == engine::RunStatus::Completed && run->result.prompt_tokens > 0) {
@@ -43,7 +47,8 @@ void DilutionPanel::refresh() {
   }
   m_summary->setText(
       tr("%n context length(s) among the finished runs. A sweep over lengths "
-         "(studio-cli sweep, then File → Open session) draws the curve; each point is one run.",
+         "(studio-cli sweep, then File → Open session) draws the curves; each point averages the "
+         "runs of one method at one length.",
          nullptr, static_cast<int>(lengths.size())));
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // The dilution panel (issue 8): measured target mass against context length over the runs (a
 // sweep over lengths), with the Lemma 2.2 upper bound beside it, and the measured margin against
-// the Lemma 2.3 required margin log((T−1)(1−ε)/ε). One series per method.
+// the Lemma 2.3 required margin log((T−1)(1−ε)/ε), and the accuracy (the qTTT paper's Figure 1).
+// One series per method.
 
 #include <QWidget>
 
@@ -21,12 +22,14 @@ class DilutionPanel : public QWidget {
 
   FigureView* massChart() const { return m_mass; }
   FigureView* marginChart() const { return m_margin; }
+  FigureView* accuracyChart() const { return m_accuracy; }
   void refresh();
 
  private:
   RunTraces* m_traces;
   FigureView* m_mass = nullptr;
   FigureView* m_margin = nullptr;
+  FigureView* m_accuracy = nullptr;
   QLabel* m_summary = nullptr;
 };
 

@@ -221,6 +221,73 @@ DilutionPoint dilutionPoint(const RunTrace& run) {
   return point;
 }
 
+// The runs of one method at one context length, averaged: a sweep's seeds (or items) of a cell
+// are one point. Runs group by the sweep's length parameter when they come from a sweep, by their
+// context length otherwise; x is the group's mean context length in tokens.
+struct LengthGroup {
+  double context = 0;
+  double mass = kNaN, margin = kNaN, bound = kNaN, required = kNaN;
+  double accuracy = kNaN;  // fraction of scored runs that were correct
+  int runs = 0, scored = 0;
+};
+
+std::map<std::string, std::vector<LengthGroup>> groupByMethodAndLength(
+    const std::vector<const RunTrace*>& runs) {
+  struct Sums {
+    double context = 0, mass = 0, margin = 0, bound = 0, required = 0, correct = 0;
+    int n = 0, mass_n = 0, margin_n = 0, bound_n = 0, required_n = 0, scored = 0;
+  };
+  std::map<std::string, std::map<double, Sums>> sums;
+  auto add = [](double& sum, int& n, double value) {
+    if (std::isfinite(value)) {
+      sum += value;
+      ++n;
+    }
+  };
+  for (const RunTrace* run : runs) {
+    if (run->result.status != engine::RunStatus::Completed) continue;
+    const DilutionPoint point = dilutionPoint(*run);
+    if (!(point.context > 0)) continue;
+    const auto& meta = run->spec.task_meta;
+    const double key = meta.contains("sweep_length") && meta.at("sweep_length").is_number()
+                           ? meta.at("sweep_length").get<double>()
+                           : point.context;
+    const std::string method = meta.contains("sweep_label") && meta.at("sweep_label").is_string()
+                                   ? meta.at("sweep_label").get<std::string>()
+                                   : run->spec.method;
+    Sums& s = sums[method][key];
+    s.context += point.context;
+    ++s.n;
+    add(s.mass, s.mass_n, point.mass);
+    add(s.margin, s.margin_n, point.margin);
+    add(s.bound, s.bound_n, point.bound);
+    add(s.required, s.required_n, point.required);
+    if (run->result.correct) {
+      s.correct += *run->result.correct ? 1 : 0;
+      ++s.scored;
+    }
+  }
+  std::map<std::string, std::vector<LengthGroup>> out;
+  auto mean = [](double sum, int n) { return n > 0 ? sum / n : kNaN; };
+  for (const auto& [method, by_key] : sums) {
+    for (const auto& [key, s] : by_key) {
+      LengthGroup g;
+      g.context = s.context / s.n;
+      g.mass = mean(s.mass, s.mass_n);
+      g.margin = mean(s.margin, s.margin_n);
+      g.bound = mean(s.bound, s.bound_n);
+      g.required = mean(s.required, s.required_n);
+      g.accuracy = mean(s.correct, s.scored);
+      g.runs = s.n;
+      g.scored = s.scored;
+      out[method].push_back(g);
+    }
+    std::sort(out[method].begin(), out[method].end(),
+              [](const LengthGroup& a, const LengthGroup& b) { return a.context < b.context; });
+  }
+  return out;
+}
+
 Figure dilution(const std::vector<const RunTrace*>& runs, bool margin) {
   Figure f;
   f.title = margin ? "Margin against context length" : "Target mass against context length";
@@ -228,41 +295,55 @@ Figure dilution(const std::vector<const RunTrace*>& runs, bool margin) {
   f.y_label = margin ? "set margin (nats)" : "target mass (attention probability)";
   f.log_x = true;
   f.empty_text = "No finished runs with attention probes: run a sweep over context lengths.";
-  std::map<std::string, std::vector<DilutionPoint>> by_method;
-  std::vector<DilutionPoint> all;
-  for (const RunTrace* run : runs) {
-    if (run->result.status != engine::RunStatus::Completed) continue;
-    const DilutionPoint point = dilutionPoint(*run);
-    if (!(point.context > 0)) continue;
-    by_method[run->spec.method].push_back(point);
-    all.push_back(point);
-  }
-  auto byContext = [](const DilutionPoint& a, const DilutionPoint& b) {
-    return a.context < b.context;
-  };
+  const auto groups = groupByMethodAndLength(runs);
+  std::vector<LengthGroup> all;
   int color = 0;
-  for (auto& [method, points] : by_method) {
-    std::sort(points.begin(), points.end(), byContext);
+  for (const auto& [method, points] : groups) {
     FigureSeries series;
     series.name = "measured: " + method;
     series.color_index = color++;
-    for (const DilutionPoint& p : points) {
-      series.xs.push_back(p.context);
-      series.ys.push_back(margin ? p.margin : p.mass);
+    for (const LengthGroup& g : points) {
+      series.xs.push_back(g.context);
+      series.ys.push_back(margin ? g.margin : g.mass);
+      all.push_back(g);
     }
     f.series.push_back(std::move(series));
   }
-  std::sort(all.begin(), all.end(), byContext);
+  std::sort(all.begin(), all.end(),
+            [](const LengthGroup& a, const LengthGroup& b) { return a.context < b.context; });
   FigureSeries theory;
   theory.style = FigureSeries::Style::Dashed;
   theory.color_index = 6;
   theory.name = margin ? "required margin log((T−1)(1−ε)/ε), ε = 0.1 (Lemma 2.3)"
                        : "upper bound 1/(1+m(Δ)e^{−Δ}), Δ = 1 (Lemma 2.2)";
-  for (const DilutionPoint& p : all) {
-    theory.xs.push_back(p.context);
-    theory.ys.push_back(margin ? p.required : p.bound);
+  for (const LengthGroup& g : all) {
+    theory.xs.push_back(g.context);
+    theory.ys.push_back(margin ? g.required : g.bound);
   }
   if (!all.empty()) f.series.push_back(std::move(theory));
+  return f;
+}
+
+// The qTTT paper's Figure 1: accuracy against context length, one line per method.
+Figure accuracy(const std::vector<const RunTrace*>& runs) {
+  Figure f;
+  f.title = "Accuracy against context length";
+  f.x_label = "context length T (tokens, log scale)";
+  f.y_label = "accuracy (fraction of items correct)";
+  f.log_x = true;
+  f.empty_text = "No finished, scored runs: run a sweep of a task over context lengths.";
+  int color = 0;
+  for (const auto& [method, points] : groupByMethodAndLength(runs)) {
+    FigureSeries series;
+    series.name = method;
+    series.color_index = color++;
+    for (const LengthGroup& g : points) {
+      if (g.scored == 0) continue;
+      series.xs.push_back(g.context);
+      series.ys.push_back(g.accuracy);
+    }
+    if (!series.xs.empty()) f.series.push_back(std::move(series));
+  }
   return f;
 }
 
@@ -271,7 +352,7 @@ Figure dilution(const std::vector<const RunTrace*>& runs, bool margin) {
 const std::vector<std::string>& runFigureNames() {
   static const std::vector<std::string> names = {
       "qttt_loss",       "answer_mass",    "answer_margin", "mass_per_layer", "head_mass",
-      "head_mass_after", "head_mass_diff", "dilution_mass", "dilution_margin"};
+      "head_mass_after", "head_mass_diff", "dilution_mass", "dilution_margin", "accuracy"};
   return names;
 }
 
@@ -295,6 +376,8 @@ Figure makeRunFigure(const std::string& name, const std::vector<const RunTrace*>
     f = dilution(runs, false);
   } else if (name == "dilution_margin") {
     f = dilution(runs, true);
+  } else if (name == "accuracy") {
+    f = accuracy(runs);
   } else {
     std::string known;
     for (const std::string& n : runFigureNames()) known += (known.empty() ? "" : ", ") + n;

@@ -25,15 +25,16 @@ void ensureGuiApplication() {
   static std::unique_ptr<QGuiApplication> app = std::make_unique<QGuiApplication>(argc, argv);
 }
 
-bool isDilution(const std::string& figure) {
-  return figure.rfind("dilution_", 0) == 0;
+// Figures over context length draw every run of the session on the model, not one run.
+bool acrossRuns(const std::string& figure) {
+  return figure.rfind("dilution_", 0) == 0 || figure == "accuracy";
 }
 
 }  // namespace
 
 std::vector<std::int64_t> figureRunIds(const std::string& figure, std::int64_t run_id,
                                        const std::vector<std::int64_t>& session_runs_same_model) {
-  if (!isDilution(figure)) return {run_id};
+  if (!acrossRuns(figure)) return {run_id};
   return session_runs_same_model;
 }
 

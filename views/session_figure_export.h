@@ -21,7 +21,7 @@ struct SessionFigureRequest {
   QSize size{960, 600};
 };
 
-// The runs a figure of `run_id` draws: the run itself; for the dilution figures every finished
+// The runs a figure of `run_id` draws: the run itself; for the dilution and accuracy figures every
 // run of the session on the same model (a sweep over context lengths, one series per method).
 std::vector<std::int64_t> figureRunIds(const std::string& figure, std::int64_t run_id,
                                        const std::vector<std::int64_t>& session_runs_same_model);

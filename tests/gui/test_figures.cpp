@@ -113,6 +113,37 @@ TEST_CASE("the dilution figures put each run at its context length beside the le
   CHECK(required.ys.back() > required.ys.front());  // the required margin grows with T
 }
 
+TEST_CASE("a sweep's runs of one method and length are one point; accuracy is Figure 1",
+          "[gui]") {
+  // Two seeds per (method, ops) cell: their prompts differ by a few tokens, their scores differ.
+  std::vector<RunTrace> traces;
+  std::int64_t id = 1;
+  for (std::int64_t ops : {25, 100}) {
+    for (int seed = 0; seed < 2; ++seed) {
+      auto run = gui_test::inContextRun(ops * 50 + seed * 4, ops == 25 ? 0.2 : 0.02);
+      run.spec.task_meta = {{"sweep_length", ops}, {"sweep_label", "in_context"}};
+      run.result.correct = ops == 25 || seed == 0;  // 2/2 right at 25 ops, 1/2 at 100
+      traces.push_back(traceOf(id++, run));
+    }
+  }
+  auto unscored = gui_test::inContextRun(9000);
+  unscored.result.correct.reset();
+  traces.push_back(traceOf(id++, unscored));
+  std::vector<const RunTrace*> runs;
+  for (const RunTrace& trace : traces) runs.push_back(&trace);
+
+  const Figure accuracy = makeRunFigure("accuracy", runs);
+  CHECK(accuracy.log_x);
+  REQUIRE(accuracy.series.size() == 1);  // the unscored in_context run adds no accuracy point
+  CHECK(accuracy.series[0].name == "in_context");
+  CHECK(accuracy.series[0].xs == std::vector<double>{1252, 5002});  // mean prompt tokens
+  CHECK(accuracy.series[0].ys == std::vector<double>{1.0, 0.5});
+  const Figure mass = makeRunFigure("dilution_mass", runs);
+  REQUIRE(mass.series.size() == 2);  // one method (two groups of two runs, plus the lone run)
+  CHECK(mass.series[0].xs.size() == 3);
+  CHECK(mass.series[0].ys[0] > mass.series[0].ys[1]);
+}
+
 TEST_CASE("figures export to SVG, PDF and PNG of the asked size", "[gui]") {
   const RunTrace qttt = traceOf(1, gui_test::qtttRun(3));
   for (const std::string& name : runFigureNames()) {
