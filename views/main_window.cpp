@@ -23,6 +23,7 @@
 
 #include "core/common/error.h"
 #include "core/common/utf8.h"
+#include "core/engine/sweep_plan.h"
 #include "core/common/versions.h"
 #include "sessions/session_reader.h"
 #include "sessions/session_store.h"
@@ -494,20 +495,14 @@ int MainWindow::runCheckedMethods() {
     statusBar()->showMessage(tr("To run: %1").arg(missing), 8000);
     return 0;
   }
-  engine::RunSpec base;
+  // An item brings its task description, answers, scorer and answer length; what the window
+  // shows (the document, the question as edited, the targets as marked) is what runs.
+  engine::RunSpec base = m_item ? engine::specFromItem(*m_item) : engine::RunSpec();
   base.model_path = m_model_path.toStdString();
   base.device = m_device.toStdString();
   base.document_source = m_document->sourcePath();
   base.document_text = m_document->text();
-  if (m_item) {
-    // What the item says beyond the document: its task description and how to score an answer.
-    base.task_description = m_item->task_description;
-    base.reference_answers = m_item->answers;
-    base.scorer = m_item->scorer;
-    base.task = m_item->task;
-    base.task_meta = m_item->meta;
-    base.task_meta["item_id"] = m_item->id;
-  }
+  base.target_chars.clear();
   base.question = m_runs_panel->questionEdit()->text().trimmed().toStdString();
   // The document view selects bytes; a RunSpec's targets count code points.
   const utf8::OffsetMap offsets(m_document->text());

@@ -44,7 +44,7 @@ struct RunOptions {
   std::string target_text;
   std::string session;
   std::string save_adapted;
-  std::int64_t max_tokens = 32;
+  std::int64_t max_tokens = 0;  // 0: 32, or what an --item's answers need
   std::uint64_t seed = 0;
   bool json = false;
   bool events = false;
@@ -110,8 +110,7 @@ engine::RunSpec specOf(const RunOptions& options) {
     spec.params["save_adapted"] = options.save_adapted;
   }
   if (options.budget_flops >= 0) spec.budget_flops = options.budget_flops;
-  if (options.max_tokens < 1) throwArgument("--max-tokens", "must be at least 1");
-  spec.max_answer_tokens = options.max_tokens;
+  if (options.max_tokens > 0) spec.max_answer_tokens = options.max_tokens;
   spec.seed = options.seed;
   // Bad method names and parameters are bad input (exit 2), found before the model loads.
   const engine::Method& method = engine::MethodRegistry::instance().get(spec.method);
@@ -230,8 +229,9 @@ void addRunCommand(CLI::App& app, int& exit_code) {
   command->add_option("--session", options->session, "Record the run into this session file");
   command->add_option("--save-adapted", options->save_adapted,
                       "qttt: write the adapted checkpoint to this folder");
-  command->add_option("--max-tokens", options->max_tokens, "Answer tokens at most")
-      ->capture_default_str();
+  command->add_option("--max-tokens", options->max_tokens,
+                      "Answer tokens at most (default 32, or room for an --item's answer)")
+      ->check(CLI::PositiveNumber);
   command->add_option("--seed", options->seed, "Sampling seed")->capture_default_str();
   command->add_flag("--json", options->json, "Print the result as JSON");
   command->add_flag("--events", options->events, "Print events as JSON lines on stderr");

@@ -1,5 +1,7 @@
 #include "core/engine/sweep_plan.h"
 
+#include <algorithm>
+
 #include "core/common/error.h"
 #include "core/engine/method.h"
 
@@ -151,6 +153,11 @@ RunSpec specFromItem(const task::TaskItem& item) {
   spec.task = item.task;
   spec.task_meta = item.meta;
   spec.task_meta["item_id"] = item.id;
+  // Room for the longest reference answer (a byte is at most one token) and a little more.
+  for (const std::string& answer : item.answers) {
+    spec.max_answer_tokens =
+        std::max<std::int64_t>(spec.max_answer_tokens, static_cast<std::int64_t>(answer.size()) + 8);
+  }
   return spec;
 }
 
@@ -162,7 +169,7 @@ RunSpec cellSpec(const SweepConfig& config, const SweepCell& cell, const task::T
   spec.method = cell.method->method;
   spec.params = cell.method->params;
   spec.seed = cell.seed;
-  spec.max_answer_tokens = config.max_answer_tokens;
+  spec.max_answer_tokens = std::max(spec.max_answer_tokens, config.max_answer_tokens);
   spec.task_meta["sweep_key"] = cell.key();
   spec.task_meta["sweep_label"] = cell.method->label;
   spec.task_meta["sweep_length"] = cell.length;

@@ -38,7 +38,7 @@ struct SweepConfig {
   // FLOP matching as in the paper: every method sized to what `budget_think_tokens` thinking tokens
   // cost after the cell's prompt (0: no matching, methods run as configured).
   std::int64_t budget_think_tokens = 0;
-  std::int64_t max_answer_tokens = 32;
+  std::int64_t max_answer_tokens = 32;  // at least; more when an item's answer needs it
 
   // Throws studio::Error (Argument) naming the field ("sweep.tasks[1].lengths") for anything
   // missing or mistyped. Task and method names are checked against their registries.
@@ -64,7 +64,8 @@ std::vector<SweepCell> shardOf(const std::vector<SweepCell>& cells, const std::s
 // The run of one cell on its generated item (targets, references and scorer from the item).
 RunSpec cellSpec(const SweepConfig& config, const SweepCell& cell, const task::TaskItem& item);
 
-// A run of any task item: its context, question, targets, answers and scorer.
+// A run of any task item: its context, question, targets, answers and scorer, with room for the
+// longest answer (max_answer_tokens at least its length in bytes plus 8).
 RunSpec specFromItem(const task::TaskItem& item);
 
 }  // namespace studio::engine

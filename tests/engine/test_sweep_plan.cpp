@@ -69,6 +69,10 @@ TEST_CASE("sweep: a cell's run carries the item, the method and the key", "[engi
   CHECK(spec.scorer == item.scorer);
   CHECK(spec.task_meta["sweep_key"] == cells[0].key());
   CHECK(spec.task_meta["item_id"] == item.id);
+  // The JSON answer is longer than the default 32 tokens: the run leaves room for all of it.
+  REQUIRE(item.answers.front().size() > 32);
+  CHECK(spec.max_answer_tokens >= static_cast<std::int64_t>(item.answers.front().size()));
+  CHECK(engine::specFromItem(item).max_answer_tokens == spec.max_answer_tokens);
 }
 
 TEST_CASE("sweep: configuration errors name the field", "[engine]") {
