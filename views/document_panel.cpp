@@ -103,12 +103,12 @@ DocumentPanel::DocumentPanel(QWidget* parent) : QWidget(parent) {
   footer->addWidget(m_summary, 1);
   footer->addWidget(m_line_numbers);
 
-  auto* layout = new QVBoxLayout(this);
-  layout->setContentsMargins(0, 0, 0, 0);
-  layout->setSpacing(0);
-  layout->addWidget(m_search_bar);
-  layout->addWidget(m_view, 1);
-  layout->addLayout(footer);
+  m_layout = new QVBoxLayout(this);
+  m_layout->setContentsMargins(0, 0, 0, 0);
+  m_layout->setSpacing(0);
+  m_layout->addWidget(m_search_bar);
+  m_layout->addWidget(m_view, 1);
+  m_layout->addLayout(footer);
 
   auto* find = new QAction(tr("Find…"), this);
   find->setShortcut(QKeySequence::Find);
@@ -131,6 +131,10 @@ DocumentPanel::DocumentPanel(QWidget* parent) : QWidget(parent) {
   connect(close, &QToolButton::clicked, this, &DocumentPanel::hideSearch);
   connect(m_view, &DocumentView::searchResultChanged, this, &DocumentPanel::updateSearchLabel);
   connect(m_line_numbers, &QToolButton::toggled, m_view, &DocumentView::setShowLineNumbers);
+}
+
+void DocumentPanel::addBar(QWidget* bar) {
+  m_layout->insertWidget(m_layout->count() - 1, bar);
 }
 
 void DocumentPanel::setDocument(std::shared_ptr<const document::Document> document) {

@@ -12,6 +12,7 @@ class QCheckBox;
 class QLabel;
 class QLineEdit;
 class QToolButton;
+class QVBoxLayout;
 
 namespace studio::views {
 
@@ -24,6 +25,8 @@ class DocumentPanel : public QWidget {
 
   void setDocument(std::shared_ptr<const document::Document> document);
   DocumentView* view() const { return m_view; }
+  // Adds a bar below the text, above the summary line (the window's attention colouring).
+  void addBar(QWidget* bar);
   QString summary() const;
 
   void showSearch();
@@ -42,6 +45,7 @@ class DocumentPanel : public QWidget {
   QLabel* m_search_label = nullptr;
   QLabel* m_summary = nullptr;
   QToolButton* m_line_numbers = nullptr;
+  QVBoxLayout* m_layout = nullptr;
 };
 
 // Whether a file name looks like source code (for turning line numbers on by default).

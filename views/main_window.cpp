@@ -17,6 +17,7 @@
 #include <QScreen>
 #include <QSettings>
 #include <QStatusBar>
+#include <QTableView>
 #include <QToolButton>
 
 #include <algorithm>
@@ -28,6 +29,7 @@
 #include "sessions/session_reader.h"
 #include "sessions/session_store.h"
 #include "views/about_box.h"
+#include "views/attention_colouring.h"
 #include "views/comparison_panel.h"
 #include "views/diagnostics_panel.h"
 #include "views/dilution_panel.h"
@@ -40,6 +42,7 @@
 #include "views/run_figures.h"
 #include "views/run_traces.h"
 #include "views/runs_panel.h"
+#include "views/runs_table_model.h"
 
 namespace studio::views {
 
@@ -135,6 +138,18 @@ void MainWindow::buildDocks() {
   connect(m_runs_panel, &RunsPanel::cancelRequested, m_runner, &RunController::cancelAll);
   connect(m_runner, &RunController::pendingChanged, m_runs_panel, &RunsPanel::setPending);
   connect(m_traces, &RunTraces::changed, this, &MainWindow::showLatestHeadGrid);
+
+  m_colouring = new AttentionColouring(m_traces, m_document_panel->view(), m_document_panel);
+  m_document_panel->addBar(m_colouring);
+  // A run that finishes on the open document colours it; the choice stays the person's after.
+  connect(m_runner, &RunController::runFinished, this, [this](qint64 id) {
+    m_colouring->refresh();
+    m_colouring->selectRun(id);
+  });
+  connect(m_runs_panel->table()->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+          [this](const QModelIndex& current) {
+            if (current.isValid()) m_colouring->selectRun(m_runs_panel->model()->idAt(current.row()));
+          });
 }
 
 void MainWindow::resetLayout() {
@@ -310,6 +325,7 @@ void MainWindow::onLoaded(quint64, std::shared_ptr<const document::Document> doc
   m_document_panel->setDocument(document);
   clearTargets();
   m_diagnostics_panel->setDocument(document);
+  m_colouring->setDocument(document);
   if (m_item) {
     // The item's evidence becomes the targets (code points in the context, bytes in the view).
     m_runs_panel->questionEdit()->setText(QString::fromStdString(m_item->question));

@@ -23,6 +23,7 @@ class QToolButton;
 
 namespace studio::views {
 
+class AttentionColouring;
 class ComparisonPanel;
 class DiagnosticsPanel;
 class DilutionPanel;
@@ -80,6 +81,7 @@ class MainWindow : public QMainWindow {
   const RecentFiles& recentFiles() const { return m_recent; }
 
   DocumentPanel* documentPanel() const { return m_document_panel; }
+  AttentionColouring* attentionColouring() const { return m_colouring; }
   RunsPanel* runsPanel() const { return m_runs_panel; }
   DiagnosticsPanel* diagnosticsPanel() const { return m_diagnostics_panel; }
   ComparisonPanel* comparisonPanel() const { return m_comparison_panel; }
@@ -128,6 +130,7 @@ class MainWindow : public QMainWindow {
   MainWindowOptions m_options;
   DocumentLoader* m_loader = nullptr;
   DocumentPanel* m_document_panel = nullptr;
+  AttentionColouring* m_colouring = nullptr;
   RunsPanel* m_runs_panel = nullptr;
   DiagnosticsPanel* m_diagnostics_panel = nullptr;
   // Owns the diagnostics panel when it cannot be shown (no OpenGL): it keeps its state for

@@ -1,5 +1,9 @@
 #include "views/run_trace.h"
 
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
 #include <type_traits>
 
 #include "sessions/session_reader.h"
@@ -18,6 +22,8 @@ void RunTrace::add(const engine::Event& event) {
           probes.push_back(e);
         } else if constexpr (std::is_same_v<T, engine::TokenEvent>) {
           if (e.phase == "answer" && e.branch == 0) answer_text += e.text;
+        } else if constexpr (std::is_same_v<T, engine::ArtifactEvent>) {
+          if (e.name == "answer_attention") answer_attention.push_back(e);
         }
       },
       event);
@@ -66,13 +72,55 @@ const probe::ProbeResult* RunTrace::probeAfter() const {
   return firstProbe("decode");
 }
 
+DocumentAttention documentAttention(const RunTrace& run, const std::string& phase, int layer,
+                                    int head) {
+  DocumentAttention out;
+  const engine::ArtifactEvent* artifact = nullptr;
+  for (const auto& a : run.answer_attention) {
+    const auto meta = nlohmann::json::parse(a.meta_json, nullptr, false);
+    if (meta.is_object() && meta.value("phase", "") == phase) artifact = &a;
+  }
+  if (!artifact || artifact->shape.size() != 3) return out;
+  const auto meta = nlohmann::json::parse(artifact->meta_json);
+  const std::int64_t L = artifact->shape[0], H = artifact->shape[1], n = artifact->shape[2];
+  const auto& starts = meta.at("token_starts");
+  if (static_cast<std::int64_t>(starts.size()) != n ||
+      static_cast<std::int64_t>(artifact->data.size()) != L * H * n) {
+    return out;
+  }
+  const std::int64_t end = meta.value("document_bytes", std::int64_t{0});
+  out.layers = L;
+  out.heads = H;
+  for (std::int64_t t = 0; t < n; ++t) {
+    const std::int64_t start = starts[static_cast<std::size_t>(t)].get<std::int64_t>();
+    const std::int64_t stop = t + 1 < n ? starts[static_cast<std::size_t>(t + 1)].get<std::int64_t>() : end;
+    out.token_bytes.push_back({start, std::max(start, stop)});
+  }
+  // A layer or head the artifact averaged away reads as the average.
+  const bool all_layers = layer < 0 || L == 1 || layer >= L;
+  const bool all_heads = head < 0 || H == 1 || head >= H;
+  out.weights.assign(static_cast<std::size_t>(n), 0.0f);
+  int terms = 0;
+  for (std::int64_t l = 0; l < L; ++l) {
+    if (!all_layers && l != layer) continue;
+    for (std::int64_t h = 0; h < H; ++h) {
+      if (!all_heads && h != head) continue;
+      const float* row = artifact->data.data() + (l * H + h) * n;
+      for (std::int64_t t = 0; t < n; ++t) out.weights[static_cast<std::size_t>(t)] += row[t];
+      ++terms;
+    }
+  }
+  for (float& w : out.weights) w /= static_cast<float>(std::max(terms, 1));
+  return out;
+}
+
 RunTrace loadRunTrace(const sessions::SessionReader& reader, std::int64_t run_id) {
   RunTrace trace;
   trace.id = run_id;
   trace.spec = reader.loadSpec(run_id);
   trace.result = reader.loadResult(run_id);
   for (const sessions::StoredEvent& stored :
-       reader.loadEvents(run_id, {"progress", "step_metric", "probe", "token"})) {
+       reader.loadEvents(run_id, {"progress", "step_metric", "probe", "token", "artifact"})) {
     trace.add(stored.event);
   }
   return trace;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/common/span.h"
 #include "core/engine/events.h"
 #include "core/engine/run_result.h"
 #include "core/engine/run_spec.h"
@@ -26,6 +27,9 @@ struct RunTrace {
   std::vector<engine::StepMetricEvent> steps;
   std::vector<engine::ProbeEvent> probes;
   std::string answer_text;  // answer-phase tokens of branch 0 as they arrive
+  // The answer query's attention over the document ("answer_attention" artifacts, one per phase:
+  // "prefill", and "qttt" after adaptation).
+  std::vector<engine::ArtifactEvent> answer_attention;
 
   void add(const engine::Event& event);
 
@@ -42,6 +46,17 @@ struct RunTrace {
   const probe::ProbeResult* probeBefore() const;
   const probe::ProbeResult* probeAfter() const;
 };
+
+// The answer's attention over the document tokens for one layer and head (−1: the average), from
+// a run's answer_attention artifact of `phase`. Empty when the run has none of that phase.
+struct DocumentAttention {
+  std::vector<Span> token_bytes;  // byte spans of the document's tokens
+  std::vector<float> weights;     // one per token
+  std::int64_t layers = 0;        // what the artifact holds (1 when it was averaged)
+  std::int64_t heads = 0;
+};
+DocumentAttention documentAttention(const RunTrace& run, const std::string& phase, int layer,
+                                    int head);
 
 // Reads run `run_id` back; throws studio::Error (Session) when the session has no such run.
 RunTrace loadRunTrace(const sessions::SessionReader& reader, std::int64_t run_id);

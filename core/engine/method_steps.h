@@ -22,8 +22,8 @@ struct PrefillState {
   std::optional<probe::ProbeResult> probe;    // the answer query's, when there are targets
 };
 
-// Prefills `prompt` with progress events and, when it has targets, emits the answer query's probe
-// (phase "prefill").
+// Prefills `prompt` with progress events, emits the answer query's attention over the document
+// (answer_attention.h) and, when it has targets, its probe (phase "prefill").
 PrefillState prefillPrompt(RunContext& context, const PreparedPrompt& prompt);
 
 struct DecodeRequest {

@@ -54,6 +54,7 @@ PreparedPrompt preparePrompt(const RunSpec& spec, const tokenizer::Tokenizer& to
   PreparedPrompt prompt;
   prompt.text = built.text;
   prompt.context_offset = built.context_offset;
+  prompt.context_bytes = spec.document_text.size();
   prompt.thinking = thinking;
   auto encoding = tokenizer.encode(prompt.text);
   prompt.ids = std::move(encoding.ids);

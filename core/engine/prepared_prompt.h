@@ -18,6 +18,7 @@ struct PreparedPrompt {
   std::vector<std::int64_t> ids;
   std::vector<Span> token_bytes;      // each token's byte span in `text`
   std::size_t context_offset = 0;     // byte offset of the document inside `text`
+  std::size_t context_bytes = 0;      // the document's length in bytes
   std::vector<Span> target_tokens;    // token ranges of the target set (merged, sorted)
   bool thinking = false;
 

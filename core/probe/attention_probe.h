@@ -40,10 +40,12 @@ class AttentionProbe {
   // answer"); −1 averages over heads or layers.
   torch::Tensor row(std::int64_t position, int layer, int head) const;
 
+  // [Hq, n, keys.size()] float32 weights of the n queries a forward pass captured in `layer` (in
+  // their capture order) over the keys `keys`; keys after a query get weight 0.
+  torch::Tensor layerWeights(const model::ForwardCapture& capture, int layer, Span keys) const;
+
  private:
   model::ForwardCapture recompute(const std::vector<std::int64_t>& positions) const;
-  // [Hq, n, keys.size()] weights of the captured queries of one layer.
-  torch::Tensor layerWeights(const model::ForwardCapture& capture, int layer, Span keys) const;
 
   model::CausalLMImpl& m_lm;
   const model::KVCache& m_cache;

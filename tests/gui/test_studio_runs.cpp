@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <QComboBox>
 #include <QDir>
 #include <QFile>
 #include <QDockWidget>
@@ -14,10 +15,12 @@
 #include "gui/gui_test_support.h"
 #include "gui/tiny_model_helpers.h"
 #include "gui/trace_helpers.h"
+#include "views/attention_colouring.h"
 #include "views/comparison_panel.h"
 #include "views/diagnostics_panel.h"
 #include "views/dilution_panel.h"
 #include "views/document_panel.h"
+#include "views/document_view.h"
 #include "views/figure_export.h"
 #include "views/figure_view.h"
 #include "views/main_window.h"
@@ -119,6 +122,19 @@ TEST_CASE("runs of in_context and a short qttt on the demo document fill the com
     CHECK(QImage(png).size() == QSize(960, 600));
     QFile::remove(png);
   }
+
+  // The newest finished run colours the document by its answer's attention; any run, layer and
+  // head can be chosen.
+  AttentionColouring& colouring = *window.attentionColouring();
+  CHECK(colouring.runBox()->count() == 3);  // none and the two runs
+  CHECK(colouring.selectedRun() != 0);
+  CHECK(window.documentPanel()->view()->tokenCount() > 100);
+  REQUIRE(colouring.selectRun(window.traces()->all().front()->id));
+  colouring.layerBox()->setCurrentIndex(1);
+  colouring.headBox()->setCurrentIndex(2);
+  CHECK(window.documentPanel()->view()->tokenCount() > 100);
+  colouring.runBox()->setCurrentIndex(0);
+  CHECK(window.documentPanel()->view()->tokenCount() == 0);
 
   // Screenshots of each panel, for a person to review (written beside the test binary).
   const QString folder = QString::fromUtf8(STUDIO_TEST_BINARY_DIR) + QStringLiteral("/panels");

@@ -9,6 +9,11 @@
 #include "core/engine/method.h"
 #include "core/engine/model_cache.h"
 #include "core/engine/run_executor.h"
+#include "core/model/kv_cache.h"
+#include "core/tokenizer/tokenizer.h"
+#include "core/probe/attention_probe.h"
+#include "core/model/inference.h"
+#include "core/engine/prepared_prompt.h"
 #include "methods_test_helpers.h"
 #include "plugins/builtin_plugins.h"
 #include "plugins/method_best_of_n/majority_vote.h"
@@ -97,6 +102,59 @@ TEST_CASE("in_context answers after one prefill with the answer query's probe", 
   CHECK(result.target_mass.has_value());
   CHECK(result.flops.prefill > 0);
   CHECK(result.flops.extra > 0);
+}
+
+TEST_CASE("a run reports the answer query's attention over every document token",
+          "[methods]") {
+  TinyModelFolder folder("answer-attention");
+  engine::ModelCache models;
+  CollectingSink sink;
+  const auto result = runMethod(folder, models, sink, "qttt", {{"steps", 2}, {"span", 8}});
+  REQUIRE(result.status == engine::RunStatus::Completed);
+  const auto artifacts = sink.all<engine::ArtifactEvent>();
+  REQUIRE(artifacts.size() == 2);  // after the prefill and after qTTT
+  const auto spec = methods_test::tinySpec(folder.path(), "qttt", {});
+  const auto document_bytes = static_cast<std::int64_t>(spec.document_text.size());
+  std::vector<std::vector<float>> rows;
+  for (const auto& artifact : artifacts) {
+    CHECK(artifact.name == "answer_attention");
+    CHECK(artifact.kind == "attention_row");
+    const auto meta = nlohmann::json::parse(artifact.meta_json);
+    // Byte-level tokens: one per document byte, starting at each byte.
+    REQUIRE(artifact.shape == std::vector<std::int64_t>{2, 4, document_bytes});
+    CHECK(meta["token_starts"].size() == static_cast<std::size_t>(document_bytes));
+    CHECK(meta["token_starts"][5] == 5);
+    CHECK(meta["document_bytes"] == document_bytes);
+    CHECK(meta["query_position"] == result.prompt_tokens - 1);
+    for (std::int64_t lh = 0; lh < 2 * 4; ++lh) {
+      double sum = 0;
+      for (std::int64_t t = 0; t < document_bytes; ++t) {
+        const float w = artifact.data[static_cast<std::size_t>(lh * document_bytes + t)];
+        CHECK(w >= 0);
+        sum += w;
+      }
+      CHECK(sum > 0);
+      CHECK(sum <= 1.0 + 1e-5);  // the rest goes to the template and the question
+    }
+    rows.push_back(artifact.data);
+  }
+  CHECK(nlohmann::json::parse(artifacts[0].meta_json)["phase"] == "prefill");
+  CHECK(nlohmann::json::parse(artifacts[1].meta_json)["phase"] == "qttt");
+  CHECK(rows[0] != rows[1]);  // the adapted W_Q looks elsewhere
+
+  // The prefill's weights are the probe's attention row of the answer query, cut to the document.
+  auto loaded = folder.load();
+  const auto tokenizer = tokenizer::Tokenizer::fromFile(folder.path());
+  const auto prompt = engine::preparePrompt(spec, *tokenizer, false);
+  model::KVCache cache(loaded->lm->numLayers());
+  model::prefill(*loaded->lm, cache, prompt.ids);
+  const probe::AttentionProbe probe(*loaded->lm, cache, prompt.ids);
+  const std::int64_t first = nlohmann::json::parse(artifacts[0].meta_json)["context_tokens"][0];
+  const torch::Tensor row = probe.row(prompt.answerQuery(), 1, 3);  // [T]
+  for (std::int64_t t = 0; t < document_bytes; ++t) {
+    CHECK(rows[0][static_cast<std::size_t>((1 * 4 + 3) * document_bytes + t)] ==
+          Approx(row[first + t].item<float>()).margin(1e-6));
+  }
 }
 
 TEST_CASE("thinking honours its token budget", "[methods]") {
