@@ -42,7 +42,10 @@ AttentionColouring::AttentionColouring(RunTraces* traces, DocumentView* view, QW
   m_log->setToolTip(tr("Log scale over four decades below the largest weight"));
   m_note = new QLabel(this);
   m_note->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  // The bar never widens the window; in a narrow panel its right end is cut off.
+  setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
   auto* layout = new QHBoxLayout(this);
+  layout->setSizeConstraint(QLayout::SetNoConstraint);  // no minimum width from the contents
   layout->setContentsMargins(6, 2, 6, 2);
   layout->addWidget(new QLabel(tr("Answer attention:"), this));
   layout->addWidget(m_run);

@@ -34,6 +34,16 @@ void DiagnosticsPanel::setHeadGrid(HeadGrid grid) {
   requestFrame();
 }
 
+void DiagnosticsPanel::setStrip(AttentionStrip strip) {
+  m_strip.setStrip(std::move(strip));
+  requestFrame();
+}
+
+void DiagnosticsPanel::clearStrip() {
+  m_strip.setStrip(AttentionStrip{});
+  requestFrame();
+}
+
 void DiagnosticsPanel::clearHeadGrid() {
   m_grid.setGrid(HeadGrid{});
   requestFrame();
@@ -60,7 +70,8 @@ void DiagnosticsPanel::drawContents() {
   ImGui::TextUnformatted(title.c_str());
   ImGui::Separator();
   const ImVec2 room = ImGui::GetContentRegionAvail();
-  const float grid_height = std::max(line * 4.f, room.y - summary_height);
+  const float strip_height = m_strip.empty() ? 0.f : line * 8.f;
+  const float grid_height = std::max(line * 4.f, room.y - summary_height - strip_height);
   ImGui::BeginChild("##grid", ImVec2(0, grid_height), false, ImGuiWindowFlags_NoScrollbar);
   if (m_grid.empty()) {
     ImGui::Spacing();
@@ -74,6 +85,13 @@ void DiagnosticsPanel::drawContents() {
     m_grid.draw(ImGui::GetContentRegionAvail());
   }
   ImGui::EndChild();
+  if (!m_strip.empty()) {
+    ImGui::Separator();
+    ImGui::BeginChild("##strip", ImVec2(0, strip_height - line * 0.5f), false,
+                      ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+    m_strip.draw(ImGui::GetContentRegionAvail());
+    ImGui::EndChild();
+  }
   drawDocumentSummary();
   ImGui::End();
 }

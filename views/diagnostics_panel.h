@@ -1,10 +1,12 @@
 #pragma once
 // The diagnostics panel (Dear ImGui): a layer × head grid of the selected run's target mass and
-// what the open document contains. The heatmap inspector of a clicked head joins it here.
+// what the open document contains; clicking a head opens its inspector (the answer's attention over
+// the document, before and after qTTT) between the two.
 
 #include <memory>
 
 #include "core/document/document.h"
+#include "views/attention_strip_view.h"
 #include "views/head_grid_view.h"
 #include "views/imgui_widget.h"
 
@@ -19,6 +21,10 @@ class DiagnosticsPanel : public ImGuiWidget {
   void setHeadGrid(HeadGrid grid);
   void clearHeadGrid();
   const HeadGridView& headGrid() const { return m_grid; }
+  // The inspector of a clicked head, below the grid (attention_strip_view.h).
+  void setStrip(AttentionStrip strip);
+  void clearStrip();
+  AttentionStripView& strip() { return m_strip; }
   void setDocument(std::shared_ptr<const document::Document> document);
 
  signals:
@@ -31,6 +37,7 @@ class DiagnosticsPanel : public ImGuiWidget {
   void drawDocumentSummary();
 
   HeadGridView m_grid;
+  AttentionStripView m_strip;
   std::shared_ptr<const document::Document> m_document;
 };
 

@@ -1,6 +1,6 @@
 #include "views/dilution_panel.h"
 
-#include <QHBoxLayout>
+#include <QGridLayout>
 #include <QLabel>
 #include <QVBoxLayout>
 
@@ -22,10 +22,11 @@ DilutionPanel::DilutionPanel(RunTraces* traces, QWidget* parent)
   m_accuracy->setObjectName(QStringLiteral("accuracy"));
   m_summary = new QLabel(this);
   m_summary->setWordWrap(true);
-  auto* charts = new QHBoxLayout;
-  charts->addWidget(m_mass);
-  charts->addWidget(m_margin);
-  charts->addWidget(m_accuracy);
+  // Two charts a row, so the panel fits beside the runs panel on a 1100-px screen.
+  auto* charts = new QGridLayout;
+  charts->addWidget(m_mass, 0, 0);
+  charts->addWidget(m_margin, 0, 1);
+  charts->addWidget(m_accuracy, 1, 0);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addWidget(m_summary);

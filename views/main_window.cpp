@@ -24,6 +24,7 @@
 
 #include "core/common/error.h"
 #include "core/common/utf8.h"
+#include "core/engine/prepared_prompt.h"
 #include "core/engine/sweep_plan.h"
 #include "core/common/versions.h"
 #include "sessions/session_reader.h"
@@ -138,6 +139,7 @@ void MainWindow::buildDocks() {
   connect(m_runs_panel, &RunsPanel::cancelRequested, m_runner, &RunController::cancelAll);
   connect(m_runner, &RunController::pendingChanged, m_runs_panel, &RunsPanel::setPending);
   connect(m_traces, &RunTraces::changed, this, &MainWindow::showLatestHeadGrid);
+  connect(m_diagnostics_panel, &DiagnosticsPanel::headClicked, this, &MainWindow::inspectHead);
 
   m_colouring = new AttentionColouring(m_traces, m_document_panel->view(), m_document_panel);
   m_document_panel->addBar(m_colouring);
@@ -580,8 +582,46 @@ void MainWindow::showLatestHeadGrid() {
     grid.values = figure.heatmap.values;
     grid.title = "Target mass per head (answer query after the prefill), " + (*it)->label();
     m_diagnostics_panel->setHeadGrid(std::move(grid));
+    if (m_grid_run != (*it)->id) m_diagnostics_panel->clearStrip();
+    m_grid_run = (*it)->id;
     return;
   }
+}
+
+void MainWindow::inspectHead(int layer, int head) {
+  const RunTrace* run = m_traces->find(m_grid_run);
+  if (!run) return;
+  const DocumentAttention before = documentAttention(*run, "prefill", layer, head);
+  if (before.weights.empty()) {
+    statusBar()->showMessage(tr("%1 kept no attention over the document")
+                                 .arg(QString::fromStdString(run->label())), 6000);
+    return;
+  }
+  AttentionStrip strip;
+  strip.title = "layer " + std::to_string(layer) + " · head " + std::to_string(head) +
+                " — the answer's attention over the document, " + run->label();
+  strip.row_names.push_back("after prefill");
+  strip.rows.push_back(before.weights);
+  const DocumentAttention after = documentAttention(*run, "qttt", layer, head);
+  if (after.weights.size() == before.weights.size()) {
+    strip.row_names.push_back("after qTTT");
+    strip.rows.push_back(after.weights);
+  }
+  const std::string& text = run->spec.document_text;
+  const utf8::OffsetMap offsets(text);
+  std::vector<Span> target_bytes;
+  for (const Span& chars : run->spec.target_chars) {
+    target_bytes.push_back({static_cast<std::int64_t>(offsets.byteOf(static_cast<std::size_t>(chars.start))),
+                            static_cast<std::int64_t>(offsets.byteOf(static_cast<std::size_t>(chars.end)))});
+  }
+  for (const Span& bytes : engine::tokensCovering(before.token_bytes, target_bytes)) {
+    strip.targets.emplace_back(bytes.start, bytes.end);
+  }
+  for (const Span& bytes : before.token_bytes) {
+    const auto end = std::min<std::int64_t>(bytes.end, static_cast<std::int64_t>(text.size()));
+    strip.tokens.push_back(bytes.start < end ? text.substr(bytes.start, end - bytes.start) : "");
+  }
+  m_diagnostics_panel->setStrip(std::move(strip));
 }
 
 }  // namespace studio::views

@@ -126,6 +126,8 @@ class MainWindow : public QMainWindow {
   void chooseModel();
   void exportFigure(const std::string& name);
   void showLatestHeadGrid();
+  // Opens the inspector of (layer, head) for the run the head grid shows.
+  void inspectHead(int layer, int head);
 
   MainWindowOptions m_options;
   DocumentLoader* m_loader = nullptr;
@@ -146,6 +148,7 @@ class MainWindow : public QMainWindow {
   RunTraces* m_traces = nullptr;
   RunController* m_runner = nullptr;
   std::vector<Span> m_targets;
+  std::int64_t m_grid_run = 0;  // the run whose head grid the diagnostics panel shows
   QMenu* m_recent_menu = nullptr;
   QLabel* m_loading_label = nullptr;
   QProgressBar* m_progress = nullptr;

@@ -136,6 +136,21 @@ TEST_CASE("runs of in_context and a short qttt on the demo document fill the com
   colouring.runBox()->setCurrentIndex(0);
   CHECK(window.documentPanel()->view()->tokenCount() == 0);
 
+  // Clicking a head of the grid (the qttt run's) opens its inspector: the answer's attention over
+  // the document after the prefill and after qTTT, with the evidence marked.
+  emit window.diagnosticsPanel()->headClicked(1, 2);
+  const AttentionStrip& inspected = window.diagnosticsPanel()->strip().strip();
+  REQUIRE(inspected.rows.size() == 2);
+  CHECK(inspected.row_names[1] == "after qTTT");
+  CHECK(inspected.tokens.size() > 100);
+  CHECK(inspected.rows[0].size() == inspected.tokens.size());
+  REQUIRE(inspected.targets.size() == 1);
+  std::string evidence;
+  for (auto t = inspected.targets[0].first; t < inspected.targets[0].second; ++t) {
+    evidence += inspected.tokens[static_cast<std::size_t>(t)];
+  }
+  CHECK(evidence.find("warm-up must end before the schedule does") != std::string::npos);
+
   // Screenshots of each panel, for a person to review (written beside the test binary).
   const QString folder = QString::fromUtf8(STUDIO_TEST_BINARY_DIR) + QStringLiteral("/panels");
   QDir().mkpath(folder);
