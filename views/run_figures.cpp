@@ -54,19 +54,22 @@ double meanOverQueries(const probe::ProbeResult& probe, Value value) {
   return count > 0 ? sum / count : kNaN;
 }
 
-Figure qtttLoss(const std::vector<const RunTrace*>& runs) {
+// The loss of every step of `phase` ("qttt" spans, or "train" batches of the outer loop).
+Figure lossPerStep(const std::vector<const RunTrace*>& runs, const std::string& phase) {
+  const bool qttt = phase == "qttt";
   Figure f;
-  f.title = "qTTT loss per step";
-  f.x_label = "qTTT step";
-  f.y_label = "span loss (nats / token)";
-  f.empty_text = "No qTTT steps in these runs (the loss is drawn for runs of qttt).";
+  f.title = qttt ? "qTTT loss per step" : "Training loss per step";
+  f.x_label = qttt ? "qTTT step" : "training step";
+  f.y_label = qttt ? "span loss (nats / token)" : "loss (nats / token, weighted)";
+  f.empty_text = qttt ? "No qTTT steps in these runs (the loss is drawn for runs of qttt)."
+                      : "No training steps in these runs (studio-cli train --session records them).";
   for (std::size_t r = 0; r < runs.size(); ++r) {
     FigureSeries series;
     series.name = runs[r]->label();
     series.color_index = static_cast<int>(r);
     for (const engine::StepMetricEvent& step : runs[r]->steps) {
-      if (step.phase != "qttt") continue;
-      series.xs.push_back(static_cast<double>(step.step + 1));
+      if (step.phase != phase) continue;
+      series.xs.push_back(static_cast<double>(qttt ? step.step + 1 : step.step));
       series.ys.push_back(step.loss);
     }
     if (!series.xs.empty()) f.series.push_back(std::move(series));
@@ -352,14 +355,17 @@ Figure accuracy(const std::vector<const RunTrace*>& runs) {
 const std::vector<std::string>& runFigureNames() {
   static const std::vector<std::string> names = {
       "qttt_loss",       "answer_mass",    "answer_margin", "mass_per_layer", "head_mass",
-      "head_mass_after", "head_mass_diff", "dilution_mass", "dilution_margin", "accuracy"};
+      "head_mass_after", "head_mass_diff", "dilution_mass", "dilution_margin", "accuracy",
+      "train_loss"};
   return names;
 }
 
 Figure makeRunFigure(const std::string& name, const std::vector<const RunTrace*>& runs) {
   Figure f;
   if (name == "qttt_loss") {
-    f = qtttLoss(runs);
+    f = lossPerStep(runs, "qttt");
+  } else if (name == "train_loss") {
+    f = lossPerStep(runs, "train");
   } else if (name == "answer_mass") {
     f = answerPerStep(runs, false);
   } else if (name == "answer_margin") {

@@ -84,6 +84,22 @@ TEST_CASE("comparison figures have one series per run with the data they need", 
   CHECK(heads.heatmap.columns == 4);
   CHECK(heads.heatmap.values[0] == Approx(0.4 - 0.05));
 
+  // The outer loop's curve: a training run's steps, and nothing from a qTTT run.
+  RunTrace training;
+  training.id = 9;
+  training.spec.method = "train";
+  for (int step = 1; step <= 3; ++step) {
+    engine::StepMetricEvent metric;
+    metric.phase = "train";
+    metric.step = step;
+    metric.loss = 4.0 / step;
+    training.add(metric);
+  }
+  const Figure curve = makeRunFigure("train_loss", {&training, &qttt});
+  REQUIRE(curve.series.size() == 1);
+  CHECK(curve.series[0].xs == std::vector<double>{1, 2, 3});
+  CHECK(curve.series[0].ys[2] == Approx(4.0 / 3));
+
   const Figure empty = makeRunFigure("qttt_loss", {&in_context});
   CHECK_FALSE(empty.hasData());
   CHECK_THROWS_WITH(makeRunFigure("loss", runs), Catch::Contains("--figure") &&
