@@ -70,6 +70,8 @@ AttentionColouring::AttentionColouring(RunTraces* traces, DocumentView* view, QW
 void AttentionColouring::setDocument(std::shared_ptr<const document::Document> document) {
   m_document = std::move(document);
   refresh();
+  // A document some runs already read (a session opened before it) shows the newest of them.
+  if (selectedRun() == 0 && m_run->count() > 1) m_run->setCurrentIndex(m_run->count() - 1);
 }
 
 void AttentionColouring::refresh() {

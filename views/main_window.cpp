@@ -548,6 +548,7 @@ int MainWindow::loadSessionRuns() {
       m_traces->setTrace(loadRunTrace(reader, run.id));
       ++loaded;
     }
+    m_colouring->refresh();
     return loaded;
   } catch (const Error& error) {
     showError(tr("Cannot read the session"), QString::fromUtf8(error.what()));

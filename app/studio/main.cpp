@@ -1,5 +1,5 @@
 // studio: the desktop studio.
-//   studio [--open PATH] [--model DIR] [--screenshot FILE]
+//   studio [--open PATH] [--model DIR] [--session FILE] [--screenshot FILE]
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -33,11 +33,15 @@ int main(int argc, char** argv) {
   parser.addVersionOption();
   const QCommandLineOption open_option(
       QStringLiteral("open"),
-      QStringLiteral("Open PATH: a text file, or a folder as a code repository."),
+      QStringLiteral("Open PATH: a text file, a task item (.json), or a folder as a code repository."),
       QStringLiteral("PATH"));
   const QCommandLineOption model_option(QStringLiteral("model"),
                                         QStringLiteral("Use the model in folder DIR."),
                                         QStringLiteral("DIR"));
+  const QCommandLineOption session_option(
+      QStringLiteral("session"),
+      QStringLiteral("Open the session FILE: its runs fill the comparison, dilution and document."),
+      QStringLiteral("FILE"));
   const QCommandLineOption screenshot_option(
       QStringLiteral("screenshot"),
       QStringLiteral(
@@ -45,6 +49,7 @@ int main(int argc, char** argv) {
       QStringLiteral("FILE"));
   parser.addOption(open_option);
   parser.addOption(model_option);
+  parser.addOption(session_option);
   parser.addOption(screenshot_option);
   parser.process(application);
 
@@ -68,6 +73,12 @@ int main(int argc, char** argv) {
   }
   if (parser.isSet(model_option) && !window.setModelPath(parser.value(model_option))) {
     std::fprintf(stderr, "studio: %s: no such folder\n", qPrintable(parser.value(model_option)));
+    if (screenshot) return 1;
+  }
+
+  if (parser.isSet(session_option) && !window.openSession(parser.value(session_option))) {
+    std::fprintf(stderr, "studio: %s: cannot open the session\n",
+                 qPrintable(parser.value(session_option)));
     if (screenshot) return 1;
   }
 

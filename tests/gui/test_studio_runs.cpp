@@ -8,12 +8,14 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTableView>
 
 #include <cmath>
 
 #include "gui/gui_test_support.h"
 #include "gui/tiny_model_helpers.h"
+#include "support/run_cli.h"
 #include "gui/trace_helpers.h"
 #include "views/attention_colouring.h"
 #include "views/comparison_panel.h"
@@ -221,4 +223,26 @@ TEST_CASE("the runs panel builds one spec per ticked method from the forms", "[g
   // Nothing to run without a document: the window says so instead of queueing.
   MainWindow window(testing::isolatedWindow());
   CHECK(window.runCheckedMethods() == 0);
+}
+
+TEST_CASE("a session's runs reopen in the window and colour the document they read", "[gui]") {
+  const gui_test::TinyModelFolder model;
+  QTemporaryDir temp;
+  const std::string session = temp.filePath(QStringLiteral("runs.sqlite")).toStdString();
+  const std::string document = demoDocument().toStdString();
+  const auto run = test::runCli("run --model '" + model.path() + "' --document '" + document +
+                                "' --question 'What does WarmupCosine raise?' --method in_context "
+                                "--target-text 'warm-up must end' --max-tokens 4 --session '" +
+                                session + "'");
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+
+  MainWindow window(testing::isolatedWindow());
+  REQUIRE(window.openSession(QString::fromStdString(session)));
+  REQUIRE(window.comparisonPanel()->model()->rowCount() == 1);
+  QSignalSpy loaded(&window, &MainWindow::documentLoaded);
+  window.openDocument(demoDocument());
+  REQUIRE(loaded.wait(10000));
+  CHECK(window.attentionColouring()->selectedRun() == 1);
+  CHECK(window.documentPanel()->view()->tokenCount() > 100);
 }
