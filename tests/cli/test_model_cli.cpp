@@ -10,11 +10,11 @@
 #include <filesystem>
 #include <fstream>
 
-#include "cli_test_helpers.h"
 #include "support/run_cli.h"
+#include "support/tiny_model_folder.h"
 
 using nlohmann::json;
-using studio::cli_test::TextModel;
+using studio::test::TinyModelFolder;
 using studio::test::runCli;
 
 namespace {
@@ -88,16 +88,16 @@ TEST_CASE("cli probe prints per layer, head and query the documented fields", "[
 }
 
 TEST_CASE("cli probe and generate with text: target text maps to tokens", "[cli]") {
-  TextModel model;
+  TinyModelFolder model;
   const std::string text = "The vault code is QX7-PLM. Remember it. What is the code?";
-  auto run = runCli("probe --model '" + model.dir.string() + "' --text '" + text +
+  auto run = runCli("probe --model '" + model.path() + "' --text '" + text +
                     "' --query-pos 50 --target-text QX7-PLM --delta 1 --json");
   REQUIRE(run.exit_code == 0);
   const json out = json::parse(run.out);
   CHECK(out["targets"] == json::parse("[[18, 25]]"));  // one byte token per character
   CHECK(out["layers"][0]["heads"][0]["queries"][0]["near_ties"].contains("1"));
 
-  run = runCli("generate --model '" + model.dir.string() + "' --prompt 'abc' --max-tokens 5 --seed 3");
+  run = runCli("generate --model '" + model.path() + "' --prompt 'abc' --max-tokens 5 --seed 3");
   CHECK(run.exit_code == 0);
   CHECK(run.err.find("tokens, stopped:") != std::string::npos);
 }

@@ -10,11 +10,11 @@
 #include <filesystem>
 #include <fstream>
 
-#include "cli_test_helpers.h"
 #include "support/run_cli.h"
+#include "support/tiny_model_folder.h"
 
 using nlohmann::json;
-using studio::cli_test::TextModel;
+using studio::test::TinyModelFolder;
 using studio::test::runCli;
 
 namespace {
@@ -27,8 +27,8 @@ std::filesystem::path tempFile(const std::string& name) {
 }  // namespace
 
 TEST_CASE("cli run prints the answer, FLOPs, wall time and the answer query's probe", "[cli]") {
-  TextModel model("run");
-  const auto run = runCli("run --model '" + model.dir.string() +
+  TinyModelFolder model("run");
+  const auto run = runCli("run --model '" + model.path() +
                           "' --text 'The vault code is QX7. Keep it.' --question 'The code?' "
                           "--method in_context --target-text QX7 --max-tokens 3 --json");
   INFO(run.err);
@@ -47,13 +47,13 @@ TEST_CASE("cli run prints the answer, FLOPs, wall time and the answer query's pr
 
 TEST_CASE("cli run --item takes document, question, targets and answers from a task item",
           "[cli]") {
-  TextModel model("run-item");
+  TinyModelFolder model("run-item");
   const auto item_path = tempFile("item.json");
   const auto generated = runCli("task generate --task niah --set chars=150 --seed 3 --json");
   REQUIRE(generated.exit_code == 0);
   std::ofstream(item_path) << generated.out;
   const auto session = tempFile("runs.sqlite");
-  const auto run = runCli("run --model '" + model.dir.string() + "' --item '" +
+  const auto run = runCli("run --model '" + model.path() + "' --item '" +
                           item_path.string() + "' --method in_context --max-tokens 10 --session '" +
                           session.string() + "' --json");
   INFO(run.err);
@@ -78,8 +78,8 @@ TEST_CASE("cli run --item takes document, question, targets and answers from a t
 }
 
 TEST_CASE("cli run rejects bad input with exit code 2 and a named field", "[cli]") {
-  TextModel model("run-bad");
-  const std::string m = "run --model '" + model.dir.string() + "' ";
+  TinyModelFolder model("run-bad");
+  const std::string m = "run --model '" + model.path() + "' ";
   const auto broken = tempFile("broken.json");
   std::ofstream(broken) << R"({"context": "abc", "question": "q?", "targets": [{"start": 1, "end": 9}]})";
   struct Case {

@@ -14,8 +14,8 @@
 #include <cmath>
 
 #include "gui/gui_test_support.h"
-#include "gui/tiny_model_helpers.h"
 #include "support/run_cli.h"
+#include "support/tiny_model_folder.h"
 #include "gui/trace_helpers.h"
 #include "views/attention_colouring.h"
 #include "views/comparison_panel.h"
@@ -44,7 +44,7 @@ QString demoDocument() {
 }
 
 // Opens the demo document and the tiny model, asks the question and marks the evidence.
-void prepare(MainWindow& window, const gui_test::TinyModelFolder& model) {
+void prepare(MainWindow& window, const test::TinyModelFolder& model) {
   QSignalSpy loaded(&window, &MainWindow::documentLoaded);
   window.openDocument(demoDocument());
   REQUIRE(waitUntil([&] { return loaded.count() == 1; }));
@@ -63,7 +63,7 @@ void prepare(MainWindow& window, const gui_test::TinyModelFolder& model) {
 
 TEST_CASE("runs of in_context and a short qttt on the demo document fill the comparison",
           "[gui]") {
-  const gui_test::TinyModelFolder model;
+  const test::TinyModelFolder model;
   MainWindow window(testing::isolatedWindow());
   window.resize(1600, 1000);
   window.show();
@@ -172,7 +172,7 @@ TEST_CASE("runs of in_context and a short qttt on the demo document fill the com
 }
 
 TEST_CASE("cancelling a long qttt run stops it within a step", "[gui]") {
-  const gui_test::TinyModelFolder model;
+  const test::TinyModelFolder model;
   MainWindow window(testing::isolatedWindow());
   prepare(window, model);
   RunsPanel& runs = *window.runsPanel();
@@ -226,7 +226,7 @@ TEST_CASE("the runs panel builds one spec per ticked method from the forms", "[g
 }
 
 TEST_CASE("a session's runs reopen in the window and colour the document they read", "[gui]") {
-  const gui_test::TinyModelFolder model;
+  const test::TinyModelFolder model;
   QTemporaryDir temp;
   const std::string session = temp.filePath(QStringLiteral("runs.sqlite")).toStdString();
   const std::string document = demoDocument().toStdString();

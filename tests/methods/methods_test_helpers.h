@@ -1,6 +1,6 @@
 #pragma once
-// Shared pieces of the method tests: a tiny random model folder with a byte-level tokenizer,
-// run specs over it, and an event sink that keeps everything.
+// Shared pieces of the method tests: the tiny model folder, run specs over it, and an event sink
+// that keeps everything.
 
 #include <filesystem>
 #include <functional>
@@ -13,27 +13,18 @@
 #include "core/engine/run_spec.h"
 #include "core/model/model_config.h"
 #include "core/model/model_loader.h"
+#include "support/tiny_model_folder.h"
 
 namespace studio::methods_test {
 
-// A model folder (config.json, model.safetensors, tokenizer.json) in a fresh temp folder unique
-// to this process, removed on destruction: a 2-layer qwen3 with GQA (4/2 heads, head_dim 8),
-// byte-level vocabulary (259 tokens, eos <|im_end|> = 258), random weights of std 0.02·scale.
-class TinyModelFolder {
+// The method tests' model: the shared tiny folder (support/tiny_model_folder.h) with its matrices
+// scaled by 4 unless told otherwise, so that attention is sharp enough for qTTT's updates to show.
+class TinyModelFolder : public test::TinyModelFolder {
  public:
-  explicit TinyModelFolder(const std::string& tag, std::uint64_t seed = 7, double scale = 4.0);
-  ~TinyModelFolder();
-  TinyModelFolder(const TinyModelFolder&) = delete;
-  TinyModelFolder& operator=(const TinyModelFolder&) = delete;
-
-  std::string path() const { return m_dir.string(); }
-  const model::ModelConfig& config() const { return m_config; }
+  explicit TinyModelFolder(const std::string& tag, std::uint64_t seed = 7, double scale = 4.0)
+      : test::TinyModelFolder(tag, seed, scale) {}
   // The folder loaded afresh (f32, CPU).
-  std::shared_ptr<model::LoadedModel> load() const;
-
- private:
-  std::filesystem::path m_dir;
-  model::ModelConfig m_config;
+  std::shared_ptr<model::LoadedModel> load() const { return model::loadModel(path()); }
 };
 
 // A fresh, process-unique temp path (not created).

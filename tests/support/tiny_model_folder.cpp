@@ -1,0 +1,43 @@
+#include "support/tiny_model_folder.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "core/model/checkpoint_writer.h"
+#include "core/tokenizer/byte_level_writer.h"
+
+namespace studio::test {
+
+TinyModelFolder::TinyModelFolder(const std::string& tag, std::uint64_t seed, double scale) {
+  static int counter = 0;
+  m_path = (std::filesystem::temp_directory_path() /
+            ("studio-tiny-model-" + tag + "-" + std::to_string(getpid()) + "-" +
+             std::to_string(++counter)))
+               .string();
+  std::filesystem::remove_all(m_path);
+  m_config = model::ModelConfig::fromJson(
+      {{"model_type", "qwen3"},          {"vocab_size", 259},
+       {"hidden_size", 32},              {"intermediate_size", 64},
+       {"num_hidden_layers", 2},         {"num_attention_heads", 4},
+       {"num_key_value_heads", 2},       {"head_dim", 8},
+       {"rms_norm_eps", 1e-6},           {"rope_theta", 10000.0},
+       {"max_position_embeddings", 8192}, {"tie_word_embeddings", true},
+       {"torch_dtype", "float32"},       {"eos_token_id", 258}});
+  auto tensors = model::randomTensors(m_config, seed);
+  if (scale != 1.0) {
+    for (auto& [name, tensor] : tensors) {
+      if (tensor.dim() == 2) tensor.mul_(scale);
+    }
+  }
+  model::CheckpointWriteOptions options;
+  options.tokenizer_json = nlohmann::json::parse(tokenizer::byteLevelTokenizerJson());
+  model::writeCheckpoint(m_path, m_config, tensors, options);
+}
+
+TinyModelFolder::~TinyModelFolder() {
+  std::error_code ignored;
+  std::filesystem::remove_all(m_path, ignored);
+}
+
+}  // namespace studio::test
