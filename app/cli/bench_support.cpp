@@ -1,8 +1,10 @@
 #include "app/cli/bench_support.h"
 
+#include <malloc.h>
+
+#include <atomic>
 #include <chrono>
-#include <fstream>
-#include <sstream>
+#include <thread>
 
 #include "core/common/error.h"
 #include "core/common/torch_compat.h"
@@ -12,17 +14,9 @@ namespace studio::cli {
 
 namespace {
 
-std::int64_t statusField(const std::string& field) {
-  std::ifstream status("/proc/self/status");
-  for (std::string line; std::getline(status, line);) {
-    if (line.rfind(field + ":", 0) == 0) {
-      std::istringstream values(line.substr(field.size() + 1));
-      std::int64_t kib = 0;
-      values >> kib;
-      return kib * 1024;
-    }
-  }
-  return -1;
+std::int64_t heapBytesInUse() {
+  const struct mallinfo2 info = mallinfo2();
+  return static_cast<std::int64_t>(info.uordblks + info.hblkhd);
 }
 
 model::ModelConfig shapeConfig(const std::string& shape) {
@@ -66,12 +60,27 @@ double matmulGflops(const torch::Device& device, std::int64_t n) {
   return 2.0 * static_cast<double>(n) * n * n / best / 1e9;
 }
 
-std::int64_t peakRssBytes() { return statusField("VmHWM"); }
-std::int64_t currentRssBytes() { return statusField("VmRSS"); }
-
-void resetPeakRss() {
-  std::ofstream clear("/proc/self/clear_refs");
-  clear << "5";
+double peakHeapBytesDuring(const std::function<void()>& body) {
+  const std::int64_t before = heapBytesInUse();
+  std::atomic<std::int64_t> peak{before};
+  std::atomic<bool> done{false};
+  std::thread sampler([&] {
+    while (!done.load()) {
+      const std::int64_t now = heapBytesInUse();
+      if (now > peak.load()) peak.store(now);
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  });
+  try {
+    body();
+  } catch (...) {
+    done = true;
+    sampler.join();
+    throw;
+  }
+  done = true;
+  sampler.join();
+  return static_cast<double>(std::max(peak.load(), heapBytesInUse()) - before);
 }
 
 void addBenchModelOptions(CLI::App* command, BenchModelOptions& options) {

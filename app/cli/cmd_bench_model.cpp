@@ -90,17 +90,16 @@ void benchProbe(const SpeedOptions& options) {
     const double prefill_s = timeSeconds(loaded->device, [&] { model::prefill(lm, cache, ids); });
     const probe::AttentionProbe probe(lm, cache, ids);
     const std::vector<Span> targets{{T / 3, T / 3 + 16}};
-    const std::int64_t base_rss = currentRssBytes();
-    resetPeakRss();
     probe::ProbeResult result;
     const double probe_s =
         timeSeconds(loaded->device, [&] { result = probe.measure({T - 1}, targets); });
-    const std::int64_t probe_extra = peakRssBytes() - base_rss;
+    const double probe_extra =
+        peakHeapBytesDuring([&] { result = probe.measure({T - 1}, targets); });
     const double full_matrix = static_cast<double>(T) * T * 4 * c.num_attention_heads;
     std::cout << "T=" << T << ": prefill " << std::setprecision(2) << prefill_s << " s, probe of the last query "
               << std::setprecision(4) << probe_s << " s = " << std::setprecision(2)
-              << 100 * probe_s / prefill_s << "% of the prefill; probe memory +"
-              << std::setprecision(1) << static_cast<double>(std::max<std::int64_t>(probe_extra, 0)) / 1048576
+              << 100 * probe_s / prefill_s << "% of the prefill; probe heap +"
+              << std::setprecision(1) << probe_extra / 1048576
               << " MiB vs " << full_matrix / 1048576 << " MiB for one layer's T×T fp32 scores over "
               << c.num_attention_heads << " heads; KV cache " << static_cast<double>(cache.bytes()) / 1048576
               << " MiB; mean target mass " << std::setprecision(5) << result.mean_mass << "\n";
@@ -123,7 +122,9 @@ void addSpeedCommands(CLI::App& app, int& exit_code) {
   auto* probe = bench.add_subcommand(
       "probe", "The answer-query probe's time and memory as a fraction of the prefill's");
   addBenchModelOptions(probe, options->model);
-  probe->add_option("--lengths", options->lengths, "Context lengths")->capture_default_str();
+  probe->add_option("--lengths", options->lengths, "Context lengths (4096,16384 or 4096 16384)")
+      ->delimiter(',')
+      ->capture_default_str();
   setCommandAction(probe, exit_code, [options] { benchProbe(*options); });
 }
 

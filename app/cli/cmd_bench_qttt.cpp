@@ -4,17 +4,15 @@
 // against the prefill's. By default on a small random qwen3-shaped model built in memory.
 
 #include <nlohmann/json.hpp>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
-#include <fstream>
 #include <iostream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "app/cli/bench_support.h"
 #include "app/cli/cli_command.h"
 #include "core/common/error.h"
 #include "core/engine/flop_model.h"
@@ -45,35 +43,6 @@ double secondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// The process's resident set: now, and its peak since the last resetPeak() (Linux VmHWM).
-std::int64_t statusKiB(const std::string& field) {
-  std::ifstream in("/proc/self/status");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind(field + ":", 0) == 0) {
-      std::istringstream values(line.substr(field.size() + 1));
-      std::int64_t kib = 0;
-      values >> kib;
-      return kib;
-    }
-  }
-  return -1;
-}
-
-void resetPeak() {
-  std::ofstream clear("/proc/self/clear_refs");
-  clear << "5";
-}
-
-// Peak resident bytes above the level before `body`.
-template <typename Body>
-double peakAbove(Body&& body) {
-  resetPeak();
-  const std::int64_t before = statusKiB("VmRSS");
-  body();
-  return static_cast<double>(statusKiB("VmHWM") - before) * 1024.0;
-}
-
 // A small qwen3 shape that runs 16k tokens on a CPU in seconds.
 model::ModelConfig smallConfig() {
   return model::ModelConfig::fromJson({{"model_type", "qwen3"},
@@ -101,7 +70,7 @@ nlohmann::json benchLength(model::CausalLMImpl& lm, std::int64_t length,
 
   model::KVCache cache(lm.numLayers());
   double prefill_seconds = 0;
-  const double prefill_bytes = peakAbove([&] {
+  const double prefill_bytes = peakHeapBytesDuring([&] {
     const auto start = Clock::now();
     model::prefill(lm, cache, ids);
     prefill_seconds = secondsSince(start);
@@ -113,7 +82,7 @@ nlohmann::json benchLength(model::CausalLMImpl& lm, std::int64_t length,
   auto starts = [&] { return rng.uniformInt(1, length - span) - 1; };
   adapter.step(cache, ids, starts(), span);  // warm-up
   std::vector<double> step_seconds;
-  const double step_bytes = peakAbove([&] {
+  const double step_bytes = peakHeapBytesDuring([&] {
     for (int i = 0; i < options.steps; ++i) {
       const auto start = Clock::now();
       adapter.step(cache, ids, starts(), span);
@@ -121,7 +90,7 @@ nlohmann::json benchLength(model::CausalLMImpl& lm, std::int64_t length,
     }
   });
   std::vector<double> naive_seconds;
-  const double naive_bytes = peakAbove([&] {
+  const double naive_bytes = peakHeapBytesDuring([&] {
     for (int i = 0; i < options.naive_steps; ++i) {
       const auto start = Clock::now();
       adapter.stepFullContext(ids, starts(), span);
