@@ -13,9 +13,12 @@
 #include "core/engine/run_spec.h"
 #include "core/model/model_config.h"
 #include "core/model/model_loader.h"
+#include "support/full_logits.h"
 #include "support/tiny_model_folder.h"
 
 namespace studio::methods_test {
+
+using test::fullLogits;
 
 // The method tests' model: the shared tiny folder (support/tiny_model_folder.h) with its matrices
 // scaled by 4 unless told otherwise, so that attention is sharp enough for qTTT's updates to show.
@@ -57,8 +60,5 @@ class CollectingSink : public engine::EventSink {
   engine::RunResult finished;
   std::function<void(const engine::Event&)> on_event;
 };
-
-// Full forward (no cache) of `ids`: logits [T, vocab].
-torch::Tensor fullLogits(model::CausalLMImpl& lm, const std::vector<std::int64_t>& ids);
 
 }  // namespace studio::methods_test

@@ -11,20 +11,6 @@ std::string fixtureModel(const std::string& name) {
   return std::string(STUDIO_TEST_FIXTURES_DIR) + "/models/" + name;
 }
 
-TempDir::TempDir(const std::string& tag) {
-  static int counter = 0;
-  m_path = std::filesystem::temp_directory_path() /
-           ("studio-model-test-" + tag + "-" + std::to_string(getpid()) + "-" +
-            std::to_string(++counter));
-  std::filesystem::remove_all(m_path);
-  std::filesystem::create_directories(m_path);
-}
-
-TempDir::~TempDir() {
-  std::error_code ignored;
-  std::filesystem::remove_all(m_path, ignored);
-}
-
 model::ModelConfig tinyQwen3Config(std::int64_t vocab) {
   nlohmann::json json = {
       {"model_type", "qwen3"},       {"vocab_size", vocab},
@@ -40,14 +26,6 @@ model::ModelConfig tinyQwen3Config(std::int64_t vocab) {
 std::shared_ptr<model::LoadedModel> tinyModel(std::uint64_t seed, std::int64_t vocab) {
   const model::ModelConfig config = tinyQwen3Config(vocab);
   return model::buildModel(config, model::randomTensors(config, seed));
-}
-
-torch::Tensor fullLogits(model::CausalLMImpl& lm, const std::vector<std::int64_t>& ids) {
-  torch::NoGradGuard no_grad;
-  model::ForwardContext context;
-  context.mode = model::AttentionMode::Full;
-  const torch::Tensor input = torch::tensor(ids, torch::kInt64).unsqueeze(0);  // [1, T]
-  return lm.logits(lm.forward(input, context)).squeeze(0);                     // [T, vocab]
 }
 
 }  // namespace studio::model_test

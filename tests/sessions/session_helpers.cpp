@@ -15,21 +15,6 @@ namespace studio::sessions::testing {
 
 namespace fs = std::filesystem;
 
-TempDir::TempDir() {
-  std::string pattern = (fs::temp_directory_path() / "studio-session-test-XXXXXX").string();
-  if (!::mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-  m_path = pattern;
-}
-
-TempDir::~TempDir() {
-  std::error_code error;
-  fs::remove_all(m_path, error);
-}
-
-std::string TempDir::path(const std::string& name) const {
-  return (fs::path(m_path) / name).string();
-}
-
 std::string readBytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot read " + path);
@@ -49,7 +34,7 @@ bool fileExists(const std::string& path) {
 }
 
 std::string copyFixture(const std::string& name, const TempDir& dir) {
-  const std::string target = dir.path(name);
+  const std::string target = dir.file(name);
   fs::copy_file(fs::path(STUDIO_TEST_FIXTURES_DIR) / "sessions" / name, target,
                 fs::copy_options::overwrite_existing);
   return target;

@@ -8,21 +8,11 @@
 
 #include "core/engine/events.h"
 #include "core/engine/run_spec.h"
+#include "support/temp_dir.h"
 
 namespace studio::sessions::testing {
 
-// A fresh folder under the system's temp folder, removed with everything in it.
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string path(const std::string& name) const;
-
- private:
-  std::string m_path;
-};
+using studio::test::TempDir;
 
 std::string readBytes(const std::string& path);
 void writeBytes(const std::string& path, const std::string& bytes);

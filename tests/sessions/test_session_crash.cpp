@@ -54,7 +54,7 @@ TEST_CASE(
     "its run interrupted",
     "[session]") {
   TempDir dir;
-  const std::string path = dir.path("crash.sqlite");
+  const std::string path = dir.file("crash.sqlite");
   int pipe_fds[2];
   REQUIRE(::pipe(pipe_fds) == 0);
   const pid_t child = ::fork();

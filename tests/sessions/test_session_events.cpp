@@ -21,7 +21,7 @@ TEST_CASE("content hashes are XXH3-128 in hex", "[session]") {
 
 TEST_CASE("every event kind round-trips exactly, NaN and infinities included", "[session]") {
   TempDir dir;
-  const std::string path = dir.path("events.sqlite");
+  const std::string path = dir.file("events.sqlite");
   const std::vector<engine::Event> events = oneEventOfEachKind();
   std::int64_t run = 0;
   {
@@ -48,7 +48,7 @@ TEST_CASE("every event kind round-trips exactly, NaN and infinities included", "
 
 TEST_CASE("events can be loaded by kind, still in seq order", "[session]") {
   TempDir dir;
-  SessionStore store(dir.path("kinds.sqlite"));
+  SessionStore store(dir.file("kinds.sqlite"));
   const std::int64_t run = store.beginRun(sampleSpec("qttt", "doc"), "{}");
   std::vector<engine::Event> events;
   for (int i = 0; i < 200; ++i) events.push_back(streamEvent(i));
@@ -68,7 +68,7 @@ TEST_CASE("events can be loaded by kind, still in seq order", "[session]") {
 
 TEST_CASE("seq numbers continue across appends and reopenings", "[session]") {
   TempDir dir;
-  const std::string path = dir.path("seq.sqlite");
+  const std::string path = dir.file("seq.sqlite");
   std::int64_t run = 0;
   {
     SessionStore store(path);
@@ -86,7 +86,7 @@ TEST_CASE("seq numbers continue across appends and reopenings", "[session]") {
 
 TEST_CASE("bad events and unknown runs are refused with a message, nothing written", "[session]") {
   TempDir dir;
-  SessionStore store(dir.path("bad.sqlite"));
+  SessionStore store(dir.file("bad.sqlite"));
   const std::int64_t run = store.beginRun(sampleSpec("qttt", "doc"), "{}");
   engine::ArtifactEvent wrong_shape{"heatmap L0H0", "heatmap", {2, 2}, "{}", {1, 2, 3}};
   CHECK_THROWS_WITH(store.appendEvents(run, {streamEvent(0), wrong_shape}),
@@ -102,7 +102,7 @@ TEST_CASE("bad events and unknown runs are refused with a message, nothing writt
 
 TEST_CASE("documents and models are stored once per content", "[session]") {
   TempDir dir;
-  SessionStore store(dir.path("dedupe.sqlite"));
+  SessionStore store(dir.file("dedupe.sqlite"));
   const std::int64_t a = store.addDocument("a.txt", "same text");
   CHECK(store.addDocument("b.txt", "same text") == a);
   CHECK(store.addDocument("c.txt", "other text") != a);
@@ -127,7 +127,7 @@ TEST_CASE("documents and models are stored once per content", "[session]") {
 TEST_CASE("a run's spec and result round-trip and a run can only finish once it exists",
           "[session]") {
   TempDir dir;
-  SessionStore store(dir.path("runs.sqlite"));
+  SessionStore store(dir.file("runs.sqlite"));
   const engine::RunSpec spec = sampleSpec("qttt", "The answer is 42.");
   const std::int64_t run = store.beginRun(spec, R"({"hidden_size": 8})");
   SessionReader reader(store);

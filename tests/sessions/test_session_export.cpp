@@ -22,7 +22,7 @@ namespace {
 
 // A small session: two runs of one document, every event kind in the first.
 std::string makeSmallSession(const TempDir& dir) {
-  const std::string path = dir.path("small.sqlite");
+  const std::string path = dir.file("small.sqlite");
   SessionStore store(path);
   const std::int64_t first = store.beginRun(sampleSpec("qttt", "doc, with \"quotes\"\n"), "{}");
   store.appendEvents(first, oneEventOfEachKind());
@@ -103,7 +103,7 @@ TEST_CASE("the JSON export holds runs with specs, results and every event", "[se
   OpenOptions read_only;
   read_only.access = OpenOptions::Access::ReadOnly;
   SessionStore store(session, read_only);
-  const std::string out = dir.path("all.json");
+  const std::string out = dir.file("all.json");
   const ExportSummary summary = exportSessionJson(store, std::nullopt, out);
   CHECK(summary.runs == 2);
   CHECK(summary.events == oneEventOfEachKind().size() + 2);
@@ -129,12 +129,12 @@ TEST_CASE("the JSON export holds runs with specs, results and every event", "[se
   CHECK(json["documents"].size() == 1);
   CHECK(json["models"].size() == 1);
 
-  const ExportSummary one = exportSessionJson(store, 2, dir.path("one.json"));
+  const ExportSummary one = exportSessionJson(store, 2, dir.file("one.json"));
   CHECK(one.runs == 1);
-  CHECK(nlohmann::json::parse(readBytes(dir.path("one.json")))["runs"][0]["id"] == 2);
-  CHECK_THROWS_WITH(exportSessionJson(store, 9, dir.path("none.json")),
+  CHECK(nlohmann::json::parse(readBytes(dir.file("one.json")))["runs"][0]["id"] == 2);
+  CHECK_THROWS_WITH(exportSessionJson(store, 9, dir.file("none.json")),
                     Catch::Contains("no run 9"));
-  CHECK_FALSE(fileExists(dir.path("none.json")));
+  CHECK_FALSE(fileExists(dir.file("none.json")));
 }
 
 TEST_CASE("the CSV export writes a runs table and one typed table per kind beside it",
@@ -144,12 +144,12 @@ TEST_CASE("the CSV export writes a runs table and one typed table per kind besid
   OpenOptions read_only;
   read_only.access = OpenOptions::Access::ReadOnly;
   SessionStore store(session, read_only);
-  const std::string out = dir.path("run1.csv");
+  const std::string out = dir.file("run1.csv");
   const ExportSummary summary = exportSessionCsv(store, 1, out);
   CHECK(summary.runs == 1);
   CHECK(summary.events == oneEventOfEachKind().size());
   CHECK(summary.files.size() == 13);  // runs, documents, models, 9 event tables, probe_stats
-  CHECK(csvSiblingPath(out, "tokens") == dir.path("run1.tokens.csv"));
+  CHECK(csvSiblingPath(out, "tokens") == dir.file("run1.tokens.csv"));
 
   const auto runs = parseCsv(readBytes(out));
   REQUIRE(runs.size() == 2);
@@ -162,29 +162,29 @@ TEST_CASE("the CSV export writes a runs table and one typed table per kind besid
   CHECK(runs[1][column(header, "document_source")] == "test/doc.txt");
   CHECK(nlohmann::json::parse(runs[1][column(header, "spec_json")])["method"] == "qttt");
 
-  const auto tokens = parseCsv(readBytes(dir.path("run1.tokens.csv")));
+  const auto tokens = parseCsv(readBytes(dir.file("run1.tokens.csv")));
   REQUIRE(tokens.size() == 3);
   CHECK(tokens[0] == std::vector<std::string>{"run_id", "seq", "phase", "branch", "token_index",
                                               "token_id", "text", "logprob"});
   CHECK(tokens[1][6] == "caf\xc3\xa9 \"x\", y\n");
   CHECK(tokens[2][7] == "-inf");
-  const auto stats = parseCsv(readBytes(dir.path("run1.probe_stats.csv")));
+  const auto stats = parseCsv(readBytes(dir.file("run1.probe_stats.csv")));
   CHECK(stats.size() == 1 + 8);  // 4 heads x 2 queries
   CHECK(stats[1][column(stats[0], "near_ties_json")] == "[0,1,9]");
-  const auto metrics = parseCsv(readBytes(dir.path("run1.step_metrics.csv")));
+  const auto metrics = parseCsv(readBytes(dir.file("run1.step_metrics.csv")));
   REQUIRE(metrics.size() == 2);
   CHECK(metrics[1][column(metrics[0], "grad_norm")] == "");  // NaN is stored as NULL
   CHECK(metrics[1][column(metrics[0], "loss")] == "0.3333333333333333");
-  const auto artifacts = parseCsv(readBytes(dir.path("run1.artifacts.csv")));
+  const auto artifacts = parseCsv(readBytes(dir.file("run1.artifacts.csv")));
   REQUIRE(artifacts.size() == 2);
   CHECK(artifacts[1][column(artifacts[0], "data")] == "[0.5,-1,3.25,0,9.99999993922529e-09,65504]");
-  CHECK(parseCsv(readBytes(dir.path("run1.routing.csv"))).size() == 2);
+  CHECK(parseCsv(readBytes(dir.file("run1.routing.csv"))).size() == 2);
 
-  const ExportSummary all = exportSessionCsv(store, std::nullopt, dir.path("all.csv"));
+  const ExportSummary all = exportSessionCsv(store, std::nullopt, dir.file("all.csv"));
   CHECK(all.runs == 2);
-  CHECK(parseCsv(readBytes(dir.path("all.csv"))).size() == 3);
-  CHECK(parseCsv(readBytes(dir.path("all.tokens.csv"))).size() == 1 + 2 + 1);
-  CHECK_THROWS_AS(exportSessionCsv(store, std::nullopt, dir.path("missing/dir/x.csv")), Error);
+  CHECK(parseCsv(readBytes(dir.file("all.csv"))).size() == 3);
+  CHECK(parseCsv(readBytes(dir.file("all.tokens.csv"))).size() == 1 + 2 + 1);
+  CHECK_THROWS_AS(exportSessionCsv(store, std::nullopt, dir.file("missing/dir/x.csv")), Error);
 }
 
 TEST_CASE("studio-cli export writes JSON and CSV and refuses bad arguments", "[session]") {
@@ -194,7 +194,7 @@ TEST_CASE("studio-cli export writes JSON and CSV and refuses bad arguments", "[s
   const std::string before = readBytes(session);
   std::string output;
 
-  const std::string json_out = dir.path("out.json");
+  const std::string json_out = dir.file("out.json");
   REQUIRE(runCli("export --session '" + session + "' --all --format json --out '" + json_out + "'",
                  output) == 0);
   CHECK(output.find("exported 2 run(s)") != std::string::npos);
@@ -202,15 +202,15 @@ TEST_CASE("studio-cli export writes JSON and CSV and refuses bad arguments", "[s
   CHECK(json["runs"].size() == 2);
   CHECK(json["runs"][1]["events"].size() == 2);
 
-  const std::string csv_out = dir.path("run.csv");
+  const std::string csv_out = dir.file("run.csv");
   REQUIRE(runCli("export --session '" + session + "' --run 2 --format csv --out '" + csv_out + "'",
                  output) == 0);
   const auto runs = parseCsv(readBytes(csv_out));
   REQUIRE(runs.size() == 2);
   CHECK(runs[0][0] == "id");
   CHECK(runs[1][0] == "2");
-  CHECK(parseCsv(readBytes(dir.path("run.step_metrics.csv"))).size() == 2);
-  CHECK(parseCsv(readBytes(dir.path("run.tokens.csv"))).size() == 2);
+  CHECK(parseCsv(readBytes(dir.file("run.step_metrics.csv"))).size() == 2);
+  CHECK(parseCsv(readBytes(dir.file("run.tokens.csv"))).size() == 2);
   // Exporting never changes the session.
   CHECK(readBytes(session) == before);
 
@@ -218,11 +218,11 @@ TEST_CASE("studio-cli export writes JSON and CSV and refuses bad arguments", "[s
   CHECK(output.find("--run/--all") != std::string::npos);
   CHECK(runCli("export --session '" + session + "' --run 1 --all --out x.json", output) == 2);
   CHECK(runCli("export --session '" + session + "' --all --format xml --out x.xml", output) == 2);
-  CHECK(runCli("export --session '" + dir.path("absent.sqlite") + "' --all --out '" +
-                   dir.path("a.json") + "'",
+  CHECK(runCli("export --session '" + dir.file("absent.sqlite") + "' --all --out '" +
+                   dir.file("a.json") + "'",
                output) == 2);
   CHECK(output.find("absent.sqlite: no such session file") != std::string::npos);
-  CHECK(runCli("export --session '" + session + "' --run 77 --out '" + dir.path("b.json") + "'",
+  CHECK(runCli("export --session '" + session + "' --run 77 --out '" + dir.file("b.json") + "'",
                output) == 2);
   CHECK(output.find("no run 77") != std::string::npos);
 }

@@ -26,7 +26,7 @@ namespace {
 
 // A healthy session with enough rows to span many pages; returns its path.
 std::string makeSession(const TempDir& dir, const std::string& name, int events = 3000) {
-  const std::string path = dir.path(name);
+  const std::string path = dir.file(name);
   SessionStore store(path);
   const std::int64_t run = store.beginRun(sampleSpec("qttt", std::string(20000, 'x')), "{}");
   std::vector<engine::Event> batch;
@@ -61,7 +61,7 @@ void expectRefusedUntouched(const std::string& path, const std::string& expected
 
 TEST_CASE("a file of garbage bytes is refused and left untouched", "[session]") {
   TempDir dir;
-  const std::string path = dir.path("garbage.sqlite");
+  const std::string path = dir.file("garbage.sqlite");
   std::mt19937 random(7);
   std::string bytes(8192, '\0');
   for (char& c : bytes) c = static_cast<char>(random() & 0xff);
@@ -71,7 +71,7 @@ TEST_CASE("a file of garbage bytes is refused and left untouched", "[session]") 
 
 TEST_CASE("a text file is refused and left untouched", "[session]") {
   TempDir dir;
-  const std::string path = dir.path("notes.sqlite");
+  const std::string path = dir.file("notes.sqlite");
   writeBytes(path, "{\"these\": \"are not the runs you are looking for\"}\n");
   expectRefusedUntouched(path, "cannot be read as a SQLite database");
 }
@@ -99,7 +99,7 @@ TEST_CASE("a session with a damaged page is refused by the integrity check", "[s
 
 TEST_CASE("another program's SQLite database is refused and left untouched", "[session]") {
   TempDir dir;
-  const std::string path = dir.path("browser_history.sqlite");
+  const std::string path = dir.file("browser_history.sqlite");
   {
     SqliteDatabase db(path, SqliteDatabase::Mode::ReadWrite);
     db.exec(
@@ -111,7 +111,7 @@ TEST_CASE("another program's SQLite database is refused and left untouched", "[s
 
 TEST_CASE("an empty file becomes a new session", "[session]") {
   TempDir dir;
-  const std::string path = dir.path("empty.sqlite");
+  const std::string path = dir.file("empty.sqlite");
   writeBytes(path, "");
   SessionStore store(path);
   CHECK(store.fileSchemaVersion() == 0);
@@ -123,20 +123,20 @@ TEST_CASE("missing files, missing folders and folders give clear errors", "[sess
   TempDir dir;
   OpenOptions read_only;
   read_only.access = OpenOptions::Access::ReadOnly;
-  CHECK_THROWS_WITH(SessionStore(dir.path("absent.sqlite"), read_only),
+  CHECK_THROWS_WITH(SessionStore(dir.file("absent.sqlite"), read_only),
                     Catch::Contains("absent.sqlite") && Catch::Contains("no such session file"));
-  CHECK_FALSE(fileExists(dir.path("absent.sqlite")));
-  CHECK_THROWS_WITH(SessionStore(dir.path("no/such/folder/s.sqlite")),
+  CHECK_FALSE(fileExists(dir.file("absent.sqlite")));
+  CHECK_THROWS_WITH(SessionStore(dir.file("no/such/folder/s.sqlite")),
                     Catch::Contains("does not exist"));
-  std::filesystem::create_directory(dir.path("folder.sqlite"));
-  CHECK_THROWS_WITH(SessionStore(dir.path("folder.sqlite")),
+  std::filesystem::create_directory(dir.file("folder.sqlite"));
+  CHECK_THROWS_WITH(SessionStore(dir.file("folder.sqlite")),
                     Catch::Contains("folder.sqlite") && Catch::Contains("not a regular file"));
 }
 
 TEST_CASE("a session another process is writing opens read-only with a flag, writes refused",
           "[session]") {
   TempDir dir;
-  const std::string path = dir.path("busy.sqlite");
+  const std::string path = dir.file("busy.sqlite");
   int ready[2];
   int release[2];
   REQUIRE(::pipe(ready) == 0);
@@ -199,7 +199,7 @@ TEST_CASE("a session another process is writing opens read-only with a flag, wri
 
 TEST_CASE("a second read-write store in the same process also sees the lock", "[session]") {
   TempDir dir;
-  const std::string path = dir.path("twice.sqlite");
+  const std::string path = dir.file("twice.sqlite");
   SessionStore first(path);
   const std::int64_t run = first.beginRun(sampleSpec("qttt", "doc"), "{}");
   SessionStore second(path);

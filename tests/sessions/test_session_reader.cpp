@@ -38,7 +38,7 @@ engine::ProbeEvent probeAt(std::int64_t step, double mass, double margin) {
 TEST_CASE("the run list shows method, status, answer, score, mass, margin, FLOPs and wall time",
           "[session]") {
   TempDir dir;
-  SessionStore store(dir.path("list.sqlite"));
+  SessionStore store(dir.file("list.sqlite"));
   const std::int64_t a = store.beginRun(sampleSpec("in_context", "doc one"), "{}");
   const std::int64_t b = store.beginRun(sampleSpec("qttt", "doc one"), "{}");
   engine::RunResult result;
@@ -74,7 +74,7 @@ TEST_CASE("the run list shows method, status, answer, score, mass, margin, FLOPs
 TEST_CASE("the runs of one document line up by step, with gaps where a run has no value",
           "[session]") {
   TempDir dir;
-  SessionStore store(dir.path("compare.sqlite"));
+  SessionStore store(dir.file("compare.sqlite"));
   const std::int64_t a = store.beginRun(sampleSpec("qttt", "shared document"), "{}");
   const std::int64_t b = store.beginRun(sampleSpec("qttt", "shared document"), "{}");
   const std::int64_t c = store.beginRun(sampleSpec("in_context", "shared document"), "{}");

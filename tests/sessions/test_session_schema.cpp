@@ -57,7 +57,7 @@ std::string fixtureName(int version) {
 TEST_CASE("a new session has the current schema and WAL, NORMAL sync and foreign keys on",
           "[session]") {
   TempDir dir;
-  const std::string path = dir.path("new.sqlite");
+  const std::string path = dir.file("new.sqlite");
   SessionStore store(path);
   CHECK_FALSE(store.readOnly());
   CHECK(store.fileSchemaVersion() == 0);
@@ -84,7 +84,7 @@ TEST_CASE("a new session has the current schema and WAL, NORMAL sync and foreign
 TEST_CASE("reopening a current session sets the pragmas again and changes no version",
           "[session]") {
   TempDir dir;
-  const std::string path = dir.path("again.sqlite");
+  const std::string path = dir.file("again.sqlite");
   { SessionStore store(path); }
   CHECK_FALSE(fileExists(path + "-lock"));  // removed on a clean close
   SessionStore store(path);
@@ -108,7 +108,7 @@ TEST_CASE("the committed fixture of every earlier version has that version's sch
     const std::string fixture =
         std::string(STUDIO_TEST_FIXTURES_DIR) + "/sessions/" + fixtureName(version);
     REQUIRE(fileExists(fixture));
-    SqliteDatabase fresh(dir.path("fresh_v" + std::to_string(version)),
+    SqliteDatabase fresh(dir.file("fresh_v" + std::to_string(version)),
                          SqliteDatabase::Mode::ReadWrite);
     migrateSchema(fresh, version);
     SqliteDatabase frozen(fixture, SqliteDatabase::Mode::ReadOnly);
@@ -238,7 +238,7 @@ TEST_CASE("read-only opening of an older session reads a migrated copy, the file
 TEST_CASE("a session from a newer studio is refused by name and versions and never written",
           "[session]") {
   TempDir dir;
-  const std::string path = dir.path("future.sqlite");
+  const std::string path = dir.file("future.sqlite");
   {
     SqliteDatabase db(path, SqliteDatabase::Mode::ReadWrite);
     db.exec("CREATE TABLE runs (id INTEGER PRIMARY KEY, hologram BLOB)");

@@ -30,7 +30,7 @@ std::int64_t countRows(const SessionStore& store, const std::string& table) {
 
 TEST_CASE("the writer commits a batch as soon as max_batch items wait", "[session]") {
   TempDir dir;
-  SessionStore store(dir.path("count.sqlite"));
+  SessionStore store(dir.file("count.sqlite"));
   const std::int64_t run = store.beginRun(sampleSpec("qttt", "doc"), "{}");
   std::vector<BatchReport> reports;
   std::mutex reports_mutex;
@@ -66,7 +66,7 @@ TEST_CASE("the writer commits a batch as soon as max_batch items wait", "[sessio
 
 TEST_CASE("the writer commits what waits once max_delay has passed, without a flush", "[session]") {
   TempDir dir;
-  SessionStore store(dir.path("clock.sqlite"));
+  SessionStore store(dir.file("clock.sqlite"));
   const std::int64_t run = store.beginRun(sampleSpec("qttt", "doc"), "{}");
   SessionWriter::Options options;
   options.max_batch = 1000000;
@@ -82,7 +82,7 @@ TEST_CASE("the writer commits what waits once max_delay has passed, without a fl
 
 TEST_CASE("destroying the writer commits everything still queued", "[session]") {
   TempDir dir;
-  const std::string path = dir.path("drain.sqlite");
+  const std::string path = dir.file("drain.sqlite");
   std::int64_t run = 0;
   {
     SessionStore store(path);
@@ -111,7 +111,7 @@ TEST_CASE("destroying the writer commits everything still queued", "[session]") 
 
 TEST_CASE("a run's end is stored after the events appended before it", "[session]") {
   TempDir dir;
-  SessionStore store(dir.path("order.sqlite"));
+  SessionStore store(dir.file("order.sqlite"));
   const std::int64_t run = store.beginRun(sampleSpec("qttt", "doc"), "{}");
   std::atomic<std::uint64_t> events_when_finished{0};
   SessionWriter::Options options;
@@ -135,7 +135,7 @@ TEST_CASE("a run's end is stored after the events appended before it", "[session
 TEST_CASE("items for unknown runs and invalid events are left out and reported by flush",
           "[session]") {
   TempDir dir;
-  SessionStore store(dir.path("reject.sqlite"));
+  SessionStore store(dir.file("reject.sqlite"));
   const std::int64_t run = store.beginRun(sampleSpec("qttt", "doc"), "{}");
   SessionWriter writer(store);
   writer.append(run, streamEvent(0));
@@ -160,7 +160,7 @@ TEST_CASE("items for unknown runs and invalid events are left out and reported b
 
 TEST_CASE("a writer needs a writable store", "[session]") {
   TempDir dir;
-  const std::string path = dir.path("ro.sqlite");
+  const std::string path = dir.file("ro.sqlite");
   { SessionStore create(path); }
   OpenOptions options;
   options.access = OpenOptions::Access::ReadOnly;
@@ -171,7 +171,7 @@ TEST_CASE("a writer needs a writable store", "[session]") {
 TEST_CASE("a reader on another connection sees consistent, growing runs while the writer commits",
           "[session]") {
   TempDir dir;
-  const std::string path = dir.path("live.sqlite");
+  const std::string path = dir.file("live.sqlite");
   SessionStore store(path);
   const std::int64_t run = store.beginRun(sampleSpec("qttt", "doc"), "{}");
   const int total = 20000;

@@ -52,16 +52,4 @@ void writeTrainingText(const std::string& path) {
   }
 }
 
-TempDir::TempDir(const std::string& tag)
-    : m_path(std::filesystem::temp_directory_path() /
-             ("studio-train-" + tag + "-" + std::to_string(::getpid()))) {
-  std::filesystem::remove_all(m_path);
-  std::filesystem::create_directories(m_path);
-}
-
-TempDir::~TempDir() {
-  std::error_code ec;
-  std::filesystem::remove_all(m_path, ec);
-}
-
 }  // namespace studio::train_test

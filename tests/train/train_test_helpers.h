@@ -8,8 +8,11 @@
 #include <string>
 
 #include "core/train/train_recipe.h"
+#include "support/temp_dir.h"
 
 namespace studio::train_test {
+
+using test::TempDir;
 
 // A 2-layer qwen3 with hidden 32 and the byte vocabulary, trained on 64-token windows of
 // `text_file` (writeTrainingText), or on short niah items when `text_file` is empty.
@@ -18,19 +21,5 @@ train::TrainRecipe tinyRecipe(std::int64_t steps, const std::string& text_file =
 
 // Writes an English-like text of about 6 KB (sentences drawn from a few templates) to `path`.
 void writeTrainingText(const std::string& path);
-
-// A fresh folder under the temp directory, unique to this process and tag, removed on destruction.
-class TempDir {
- public:
-  explicit TempDir(const std::string& tag);
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string str() const { return m_path.string(); }
-  std::filesystem::path operator/(const std::string& name) const { return m_path / name; }
-
- private:
-  std::filesystem::path m_path;
-};
 
 }  // namespace studio::train_test
