@@ -146,7 +146,7 @@ TrainRecipe TrainRecipe::fromJson(const nlohmann::json& json, const std::string&
   const Fields f(json, file, "");
   f.allowOnly({"model", "model_config", "data", "optimizer", "steps", "batch_size", "seed",
                "device", "dtype", "threads", "checkpoint_every", "keep_checkpoints", "log_every",
-               "comment"});
+               "init_from", "comment"});
   TrainRecipe recipe;
   recipe.raw = json;
 
@@ -214,6 +214,7 @@ TrainRecipe TrainRecipe::fromJson(const nlohmann::json& json, const std::string&
   recipe.checkpoint_every = f.integer("checkpoint_every", recipe.checkpoint_every, 0, 1LL << 40);
   recipe.keep_checkpoints = f.integer("keep_checkpoints", recipe.keep_checkpoints, 0, 1 << 20);
   recipe.log_every = f.integer("log_every", recipe.log_every, 1, 1LL << 40);
+  recipe.init_from = f.string("init_from", "");
   if (recipe.optimizer.warmup_steps > recipe.steps) {
     throwError(ErrorKind::Config, file, "optimizer.warmup_steps",
                "is longer than the run (" + std::to_string(recipe.steps) + " steps)");

@@ -79,6 +79,10 @@ struct TrainRecipe {
   std::int64_t checkpoint_every = 100;  // 0: only at the end
   std::int64_t keep_checkpoints = 2;    // older checkpoint folders are removed; 0 keeps all
   std::int64_t log_every = 10;
+  // A checkpoint folder whose weights start the run instead of random ones (a second stage of a
+  // curriculum, or fine-tuning); its architecture must be `model`'s. Relative to the working
+  // directory, like the trainer's --out. Empty: random weights from `seed`.
+  std::string init_from;
 
   nlohmann::json raw;  // the recipe as read (stored with the run and the checkpoints)
 

@@ -27,6 +27,22 @@ namespace fs = std::filesystem;
 const char* const kFreeRecipeFields[] = {"checkpoint_every", "keep_checkpoints", "log_every",
                                          "threads", "comment"};
 
+// init_from must hold the recipe's architecture: every config field but the stored dtype agrees.
+void requireSameArchitecture(const model::ModelConfig& found, const model::ModelConfig& wanted,
+                             const std::string& folder) {
+  nlohmann::json a = found.toJson();
+  nlohmann::json b = wanted.toJson();
+  a.erase("torch_dtype");
+  b.erase("torch_dtype");
+  for (const auto& item : b.items()) {
+    if (!a.contains(item.key()) || a.at(item.key()) != item.value()) {
+      throwError(ErrorKind::Config, folder + "/config.json", item.key(),
+                 "is " + (a.contains(item.key()) ? a.at(item.key()).dump() : std::string("absent")) +
+                     ", the recipe's model has " + item.value().dump() + " (init_from)");
+    }
+  }
+}
+
 nlohmann::json curveDefiningPart(nlohmann::json recipe) {
   for (const char* key : kFreeRecipeFields) recipe.erase(key);
   return recipe;
@@ -207,6 +223,10 @@ TrainOutcome runTraining(const TrainRecipe& recipe, const TrainerOptions& option
     requireSameRecipe(state.recipe, recipe.raw, last_checkpoint);
     state.recipe = recipe.raw;
     model = makeTrainable(model::loadModel(last_checkpoint, load));
+  } else if (!recipe.init_from.empty()) {
+    auto initial = model::loadModel(recipe.init_from, load);
+    requireSameArchitecture(initial->config, config, recipe.init_from);
+    model = makeTrainable(std::move(initial));
   } else {
     model = makeTrainable(model::buildModel(config, model::randomTensors(config, recipe.seed), load));
   }

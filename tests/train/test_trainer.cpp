@@ -219,3 +219,42 @@ TEST_CASE("resuming from a checkpoint continues the same curve", "[train]") {
           train::runTraining(train::TrainRecipe::fromJson(changed, "r.json"), options);
         }) == "steps");
 }
+
+TEST_CASE("init_from starts a run from a checkpoint's weights and refuses another architecture",
+          "[train]") {
+  TempDir dir("init-from");
+  const std::string text = (dir / "text.txt").string();
+  train_test::writeTrainingText(text);
+  train::TrainerOptions options;
+  options.out_dir = (dir / "stage1").string();
+  const auto stage1 = train::runTraining(tinyRecipe(6, text), options);
+
+  // One step at a negligible learning rate: the result is the stage-1 weights, not a new draw.
+  auto json = tinyRecipeJson(1, text);
+  json["init_from"] = stage1.last_checkpoint;
+  json["seed"] = 99;
+  json["optimizer"]["lr"] = 1e-9;
+  options.out_dir = (dir / "stage2").string();
+  const auto stage2 =
+      train::runTraining(train::TrainRecipe::fromJson(json, "stage2.json"), options);
+  const model::Checkpoint before = model::loadCheckpoint(stage1.last_checkpoint);
+  const model::Checkpoint after = model::loadCheckpoint(stage2.last_checkpoint);
+  const auto random = model::randomTensors(after.config, 99);
+  for (const auto& [name, tensor] : before.tensors) {
+    INFO(name);
+    CHECK(torch::allclose(after.tensors.at(name), tensor, 0, 1e-5));
+  }
+  const std::string q = "model.layers.0.self_attn.q_proj.weight";
+  CHECK_FALSE(torch::allclose(after.tensors.at(q), random.at(q), 0, 1e-3));
+
+  // A checkpoint of another shape is refused, naming the field that differs.
+  json["model"]["num_hidden_layers"] = 3;
+  options.out_dir = (dir / "stage3").string();
+  CHECK(errorField([&] {
+          train::runTraining(train::TrainRecipe::fromJson(json, "stage3.json"), options);
+        }) == "num_hidden_layers");
+  json["init_from"] = (dir / "absent").string();
+  json["model"]["num_hidden_layers"] = 2;
+  CHECK_THROWS_WITH(train::runTraining(train::TrainRecipe::fromJson(json, "s.json"), options),
+                    Catch::Contains("absent"));
+}
