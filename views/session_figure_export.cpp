@@ -25,9 +25,10 @@ void ensureGuiApplication() {
   static std::unique_ptr<QGuiApplication> app = std::make_unique<QGuiApplication>(argc, argv);
 }
 
-// Figures over context length draw every run of the session on the model, not one run.
+// Figures over context length draw every run of the session on the model, not one run; so does
+// the training curve, whose resumed pieces are runs on the same output folder.
 bool acrossRuns(const std::string& figure) {
-  return figure.rfind("dilution_", 0) == 0 || figure == "accuracy";
+  return figure.rfind("dilution_", 0) == 0 || figure == "accuracy" || figure == "train_loss";
 }
 
 }  // namespace

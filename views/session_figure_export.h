@@ -22,7 +22,8 @@ struct SessionFigureRequest {
 };
 
 // The runs a figure of `run_id` draws: the run itself; for the dilution and accuracy figures every
-// run of the session on the same model (a sweep over context lengths, one series per method).
+// run of the session on the same model (a sweep over context lengths, one series per method), and
+// for train_loss every run on the same output folder (a training resumed in several pieces).
 std::vector<std::int64_t> figureRunIds(const std::string& figure, std::int64_t run_id,
                                        const std::vector<std::int64_t>& session_runs_same_model);
 

@@ -13,6 +13,7 @@
 #include "views/figure_export.h"
 #include "views/run_figures.h"
 #include "views/run_trace.h"
+#include "views/session_figure_export.h"
 
 using namespace studio;
 using namespace studio::views;
@@ -104,6 +105,15 @@ TEST_CASE("comparison figures have one series per run with the data they need", 
   CHECK_FALSE(empty.hasData());
   CHECK_THROWS_WITH(makeRunFigure("loss", runs), Catch::Contains("--figure") &&
                                                      Catch::Contains("qttt_loss"));
+}
+
+TEST_CASE("a figure draws its run, or every run on the model when it spans runs", "[gui]") {
+  const std::vector<std::int64_t> same_model{1, 2, 5};
+  CHECK(figureRunIds("qttt_loss", 2, same_model) == std::vector<std::int64_t>{2});
+  CHECK(figureRunIds("head_mass", 5, same_model) == std::vector<std::int64_t>{5});
+  CHECK(figureRunIds("accuracy", 2, same_model) == same_model);
+  CHECK(figureRunIds("dilution_mass", 1, same_model) == same_model);
+  CHECK(figureRunIds("train_loss", 2, same_model) == same_model);  // a resumed training's pieces
 }
 
 TEST_CASE("the dilution figures put each run at its context length beside the lemmas", "[gui]") {
