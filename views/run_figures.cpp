@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <set>
 
 #include "core/common/error.h"
 #include "core/probe/probe_math.h"
@@ -228,19 +229,26 @@ DilutionPoint dilutionPoint(const RunTrace& run) {
 // are one point. Runs group by the sweep's length parameter when they come from a sweep, by their
 // context length otherwise; x is the group's mean context length in tokens.
 struct LengthGroup {
+  std::string task;  // the runs' task ("" for a document that is no task item)
   double context = 0;
   double mass = kNaN, margin = kNaN, bound = kNaN, required = kNaN;
   double accuracy = kNaN;  // fraction of scored runs that were correct
   int runs = 0, scored = 0;
 };
 
+// Keyed by the series label: the method (the sweep's label for it), prefixed with the task when the
+// runs hold more than one task, so that two tasks' lengths never join in one line.
 std::map<std::string, std::vector<LengthGroup>> groupByMethodAndLength(
     const std::vector<const RunTrace*>& runs) {
+  std::set<std::string> tasks;
+  for (const RunTrace* run : runs) tasks.insert(run->spec.task);
+  const bool several_tasks = tasks.size() > 1;
   struct Sums {
     double context = 0, mass = 0, margin = 0, bound = 0, required = 0, correct = 0;
     int n = 0, mass_n = 0, margin_n = 0, bound_n = 0, required_n = 0, scored = 0;
   };
   std::map<std::string, std::map<double, Sums>> sums;
+  std::map<std::string, std::string> task_of;
   auto add = [](double& sum, int& n, double value) {
     if (std::isfinite(value)) {
       sum += value;
@@ -258,7 +266,9 @@ std::map<std::string, std::vector<LengthGroup>> groupByMethodAndLength(
     const std::string method = meta.contains("sweep_label") && meta.at("sweep_label").is_string()
                                    ? meta.at("sweep_label").get<std::string>()
                                    : run->spec.method;
-    Sums& s = sums[method][key];
+    const std::string label = several_tasks ? run->spec.task + ": " + method : method;
+    task_of[label] = run->spec.task;
+    Sums& s = sums[label][key];
     s.context += point.context;
     ++s.n;
     add(s.mass, s.mass_n, point.mass);
@@ -275,6 +285,7 @@ std::map<std::string, std::vector<LengthGroup>> groupByMethodAndLength(
   for (const auto& [method, by_key] : sums) {
     for (const auto& [key, s] : by_key) {
       LengthGroup g;
+      g.task = task_of[method];
       g.context = s.context / s.n;
       g.mass = mean(s.mass, s.mass_n);
       g.margin = mean(s.margin, s.margin_n);
@@ -299,7 +310,6 @@ Figure dilution(const std::vector<const RunTrace*>& runs, bool margin) {
   f.log_x = true;
   f.empty_text = "No finished runs with attention probes: run a sweep over context lengths.";
   const auto groups = groupByMethodAndLength(runs);
-  std::vector<LengthGroup> all;
   int color = 0;
   for (const auto& [method, points] : groups) {
     FigureSeries series;
@@ -308,22 +318,33 @@ Figure dilution(const std::vector<const RunTrace*>& runs, bool margin) {
     for (const LengthGroup& g : points) {
       series.xs.push_back(g.context);
       series.ys.push_back(margin ? g.margin : g.mass);
-      all.push_back(g);
     }
     f.series.push_back(std::move(series));
   }
-  std::sort(all.begin(), all.end(),
-            [](const LengthGroup& a, const LengthGroup& b) { return a.context < b.context; });
-  FigureSeries theory;
-  theory.style = FigureSeries::Style::Dashed;
-  theory.color_index = 6;
-  theory.name = margin ? "required margin log((T−1)(1−ε)/ε), ε = 0.1 (Lemma 2.3)"
-                       : "upper bound 1/(1+m(Δ)e^{−Δ}), Δ = 1 (Lemma 2.2)";
-  for (const LengthGroup& g : all) {
-    theory.xs.push_back(g.context);
-    theory.ys.push_back(margin ? g.required : g.bound);
+  // The lemma's line per task, from the probes of one method's runs (in_context's when there are
+  // any: the model before any adaptation), at the lengths its measured line has.
+  std::map<std::string, std::string> bound_label;  // task -> the label whose runs draw its line
+  for (const auto& [label, points] : groups) {
+    const std::string& task = points.front().task;
+    const bool baseline = label == "in_context" || label == task + ": in_context";
+    if (!bound_label.count(task) || baseline) bound_label[task] = label;
   }
-  if (!all.empty()) f.series.push_back(std::move(theory));
+  std::map<std::string, FigureSeries> theory;
+  for (const auto& [task, label] : bound_label) {
+    for (const LengthGroup& g : groups.at(label)) {
+      theory[task].xs.push_back(g.context);
+      theory[task].ys.push_back(margin ? g.required : g.bound);
+    }
+  }
+  int dashed_color = 6;
+  for (auto& [task, series] : theory) {
+    series.style = FigureSeries::Style::Dashed;
+    series.color_index = dashed_color++;
+    series.name = margin ? "required margin log((T−1)(1−ε)/ε), ε = 0.1 (Lemma 2.3)"
+                         : "upper bound 1/(1+m(Δ)e^{−Δ}), Δ = 1 (Lemma 2.2)";
+    if (theory.size() > 1) series.name = task + ": " + series.name;
+    f.series.push_back(std::move(series));
+  }
   return f;
 }
 

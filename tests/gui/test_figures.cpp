@@ -170,6 +170,37 @@ TEST_CASE("a sweep's runs of one method and length are one point; accuracy is Fi
   CHECK(mass.series[0].ys[0] > mass.series[0].ys[1]);
 }
 
+TEST_CASE("a sweep of two tasks draws one line per task and method, and a bound per task",
+          "[gui]") {
+  std::vector<RunTrace> traces;
+  std::int64_t id = 1;
+  for (const std::string task : {"tx_log", "niah"}) {
+    for (const std::string method : {"in_context", "qttt"}) {
+      for (std::int64_t length : {100, 200}) {
+        auto run = gui_test::inContextRun(length * (task == "niah" ? 3 : 50), 0.01);
+        run.spec.task = task;
+        run.spec.task_meta = {{"sweep_length", length}, {"sweep_label", method}};
+        run.result.correct = false;
+        traces.push_back(traceOf(id++, run));
+      }
+    }
+  }
+  std::vector<const RunTrace*> runs;
+  for (const RunTrace& trace : traces) runs.push_back(&trace);
+  const Figure mass = makeRunFigure("dilution_mass", runs);
+  std::vector<std::string> names;
+  for (const auto& series : mass.series) names.push_back(series.name);
+  REQUIRE(names.size() == 6);  // 2 tasks x 2 methods measured, 2 bounds
+  CHECK(names[0] == "measured: niah: in_context");
+  CHECK(names[3] == "measured: tx_log: qttt");
+  CHECK(names[4].rfind("niah: upper bound", 0) == 0);
+  CHECK(names[5].rfind("tx_log: upper bound", 0) == 0);
+  for (const auto& series : mass.series) CHECK(series.xs.size() == 2);  // never mixes tasks
+  const Figure accuracy = makeRunFigure("accuracy", runs);
+  REQUIRE(accuracy.series.size() == 4);
+  CHECK(accuracy.series[1].name == "niah: qttt");
+}
+
 TEST_CASE("figures export to SVG, PDF and PNG of the asked size", "[gui]") {
   const RunTrace qttt = traceOf(1, gui_test::qtttRun(3));
   for (const std::string& name : runFigureNames()) {
