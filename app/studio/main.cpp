@@ -16,8 +16,34 @@
 #include "studio/build_info.h"
 #include "views/main_window.h"
 
+namespace {
+
+// Qt's session management takes -session/--session out of argv inside QApplication's constructor
+// (X11 session restore), so the studio's own --session FILE is taken out before Qt sees it.
+QString takeSessionArgument(int& argc, char** argv) {
+  QString path;
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    const QString argument = QString::fromLocal8Bit(argv[i]);
+    if ((argument == QLatin1String("--session") || argument == QLatin1String("-session")) &&
+        i + 1 < argc) {
+      path = QString::fromLocal8Bit(argv[++i]);
+    } else if (argument.startsWith(QLatin1String("--session="))) {
+      path = argument.mid(10);
+    } else {
+      argv[kept++] = argv[i];
+    }
+  }
+  argv[kept] = nullptr;
+  argc = kept;
+  return path;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   studio::tuneProcessEnvironment(argv);
+  const QString session_path = takeSessionArgument(argc, argv);
   QApplication application(argc, argv);
   Q_INIT_RESOURCE(studio_views);  // the views library is static: its resources need a nudge
   QApplication::setOrganizationName(QStringLiteral("ttt-studio"));
@@ -38,6 +64,7 @@ int main(int argc, char** argv) {
   const QCommandLineOption model_option(QStringLiteral("model"),
                                         QStringLiteral("Use the model in folder DIR."),
                                         QStringLiteral("DIR"));
+  // Listed for --help; its value was taken out of argv before Qt (takeSessionArgument).
   const QCommandLineOption session_option(
       QStringLiteral("session"),
       QStringLiteral("Open the session FILE: its runs fill the comparison, dilution and document."),
@@ -76,9 +103,8 @@ int main(int argc, char** argv) {
     if (screenshot) return 1;
   }
 
-  if (parser.isSet(session_option) && !window.openSession(parser.value(session_option))) {
-    std::fprintf(stderr, "studio: %s: cannot open the session\n",
-                 qPrintable(parser.value(session_option)));
+  if (!session_path.isEmpty() && !window.openSession(session_path)) {
+    std::fprintf(stderr, "studio: %s: cannot open the session\n", qPrintable(session_path));
     if (screenshot) return 1;
   }
 
