@@ -1,6 +1,6 @@
 #pragma once
-// Runs the built studio-cli with arguments and captures its exit code, stdout and stderr (tests of
-// the command line, in any test folder).
+// Runs the built studio-cli (or any command) and captures its exit code, stdout and stderr (tests
+// of the command line, in any test folder).
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -23,14 +23,14 @@ inline std::string studioCliPath() {
   return std::string(STUDIO_TEST_BINARY_DIR) + "/../app/studio-cli";
 }
 
-// `arguments` are already shell-quoted.
-inline CliRun runCli(const std::string& arguments) {
+// Runs a shell command line and captures its exit code, stdout and stderr.
+inline CliRun runCommand(const std::string& shell_command) {
   // One stderr file per process and call: CTest runs test cases in parallel processes.
   static int call = 0;
   const auto err_path = std::filesystem::temp_directory_path() /
                         ("studio_cli_stderr_" + std::to_string(getpid()) + "_" +
                          std::to_string(++call) + ".txt");
-  const std::string command = studioCliPath() + " " + arguments + " 2>" + err_path.string();
+  const std::string command = shell_command + " 2>" + err_path.string();
   CliRun run;
   FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) return run;
@@ -47,6 +47,11 @@ inline CliRun runCli(const std::string& arguments) {
   }
   std::filesystem::remove(err_path);
   return run;
+}
+
+// `arguments` are already shell-quoted.
+inline CliRun runCli(const std::string& arguments) {
+  return runCommand(studioCliPath() + " " + arguments);
 }
 
 }  // namespace studio::test
