@@ -71,15 +71,19 @@ double peakHeapBytesDuring(const std::function<void()>& body) {
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
   });
-  try {
+  // Stops and joins the sampler however `body` ends, a throw included.
+  struct StopSampler {
+    std::atomic<bool>& done;
+    std::thread& sampler;
+    ~StopSampler() {
+      done = true;
+      sampler.join();
+    }
+  };
+  {
+    const StopSampler stop{done, sampler};
     body();
-  } catch (...) {
-    done = true;
-    sampler.join();
-    throw;
   }
-  done = true;
-  sampler.join();
   return static_cast<double>(std::max(peak.load(), heapBytesInUse()) - before);
 }
 

@@ -43,10 +43,11 @@ TEST_CASE("bench qttt reports times, their ratio and peak heap per phase as JSON
   CHECK(rows[0]["context"] == 96);
   CHECK(rows[1]["context"] == 192);
   for (const auto& row : rows) {
-    for (const char* key : {"prefill_peak_bytes", "qttt_step_peak_bytes", "naive_step_peak_bytes"}) {
-      INFO(key);
-      CHECK(row[key].get<double>() >= 0);
-    }
+    // The prefill's KV cache stays allocated, so its peak is above the level before it; the steps'
+    // buffers are transient and may fall between two samples on a model this small.
+    CHECK(row["prefill_peak_bytes"].get<double>() > 0);
+    CHECK(row["qttt_step_peak_bytes"].is_number());
+    CHECK(row["naive_step_peak_bytes"].is_number());
     CHECK(std::isfinite(row["speedup"].get<double>()));
     CHECK(row["speedup"].get<double>() > 0);
   }
