@@ -8,6 +8,7 @@
 
 #include "core/common/error.h"
 #include "views/color_scale.h"
+#include "views/max_pool.h"
 
 namespace studio::views {
 
@@ -15,13 +16,6 @@ namespace {
 
 ImU32 toImU32(const QColor& c) {
   return IM_COL32(c.red(), c.green(), c.blue(), c.alpha());
-}
-
-// Blue (negative) through white to red (positive), for the difference row.
-ImU32 diverging(float t) {  // t in [−1, 1]
-  const float a = std::clamp(std::fabs(t), 0.f, 1.f);
-  const int fade = static_cast<int>(255 * (1 - a));
-  return t < 0 ? IM_COL32(fade, fade, 255, 255) : IM_COL32(255, fade, fade, 255);
 }
 
 }  // namespace
@@ -59,20 +53,8 @@ void AttentionStripView::zoom(double factor, double anchor) {
 
 std::vector<float> AttentionStripView::binned(const std::vector<float>& values, std::int64_t first,
                                               std::int64_t end, int columns) {
-  std::vector<float> out(static_cast<std::size_t>(std::max(columns, 0)), 0.f);
-  const double per_column = static_cast<double>(end - first) / std::max(columns, 1);
-  for (int c = 0; c < columns; ++c) {
-    auto a = first + static_cast<std::int64_t>(std::floor(c * per_column));
-    auto b = first + static_cast<std::int64_t>(std::floor((c + 1) * per_column));
-    b = std::max(b, a + 1);
-    float best = 0.f;
-    for (std::int64_t t = a; t < b && t < end; ++t) {
-      const float v = values[static_cast<std::size_t>(t)];
-      if (std::fabs(v) > std::fabs(best)) best = v;
-    }
-    out[static_cast<std::size_t>(c)] = best;
-  }
-  return out;
+  return maxMagnitudePool(values, static_cast<std::int64_t>(values.size()), {0, 1}, {first, end},
+                          1, columns);
 }
 
 void AttentionStripView::draw(const ImVec2& size) {
@@ -123,20 +105,14 @@ void AttentionStripView::draw(const ImVec2& size) {
     for (std::int64_t t = m_first; t < m_end; ++t) top = std::max(top, std::fabs(row[static_cast<std::size_t>(t)]));
   }
   const ColorScale& scale = ColorScale::viridis();
-  const auto level = [&](float v) {
-    if (top <= 0.f) return 0.f;
-    if (!m_log) return v / top;
-    const float floor = top * 1e-4f;  // four decades
-    return std::max(0.f, std::log10(std::max(v, floor) / floor) / 4.f);
-  };
   for (std::size_t r = 0; r < rows.size(); ++r) {
     const float y0 = area_min.y + static_cast<float>(r) * (row_h + 2.f);
     list->AddText(ImVec2(origin.x, y0 + (row_h - line) * 0.5f), text, names[r].c_str());
     const std::vector<float> bins = binned(rows[r], m_first, m_end, columns);
     for (int c = 0; c < columns; ++c) {
       const float v = bins[static_cast<std::size_t>(c)];
-      const ImU32 colour = m_difference ? diverging(top > 0 ? v / top : 0.f)
-                                        : toImU32(scale.at(level(v)));
+      const ImU32 colour = toImU32(m_difference ? divergingColor(top > 0 ? v / top : 0.f)
+                                                : scale.at(weightLevel(v, top, m_log)));
       list->AddRectFilled(ImVec2(area_min.x + c * column_w, y0),
                           ImVec2(area_min.x + (c + 1) * column_w, y0 + row_h), colour);
     }

@@ -16,6 +16,7 @@ namespace studio::views {
 
 struct AttentionStrip {
   std::string title;                    // "layer 3 · head 5 — #2 qttt"
+  int layer = -1, head = -1;            // the head shown (−1: an average)
   std::vector<std::string> row_names;   // "after prefill", "after qTTT"
   std::vector<std::vector<float>> rows;  // one weight per token, every row the same length
   std::vector<std::string> tokens;      // each token's text, for the tooltip

@@ -55,4 +55,17 @@ QColor ColorScale::textOn(double t) const {
   return luminance > 0.45 ? QColor(Qt::black) : QColor(Qt::white);
 }
 
+double weightLevel(float v, float top, bool log_scale) {
+  if (top <= 0.f) return 0.0;
+  if (!log_scale) return static_cast<double>(v / top);
+  const float floor = top * 1e-4f;  // four decades
+  return std::max(0.0, std::log10(static_cast<double>(std::max(v, floor) / floor)) / 4.0);
+}
+
+QColor divergingColor(double t) {
+  const double a = std::clamp(std::fabs(t), 0.0, 1.0);
+  const int fade = static_cast<int>(255 * (1 - a));
+  return t < 0 ? QColor(fade, fade, 255) : QColor(255, fade, fade);
+}
+
 }  // namespace studio::views

@@ -41,7 +41,22 @@ void DiagnosticsPanel::setStrip(AttentionStrip strip) {
 
 void DiagnosticsPanel::clearStrip() {
   m_strip.setStrip(AttentionStrip{});
+  m_window.clear();
   requestFrame();
+}
+
+void DiagnosticsPanel::setQueryKeyWindow(AttentionWindowData window) {
+  m_window.setWindow(std::move(window));
+  requestFrame();
+}
+
+void DiagnosticsPanel::setQueryKeyWindowMessage(std::string message) {
+  m_window.setMessage(std::move(message));
+  requestFrame();
+}
+
+void DiagnosticsPanel::texturesReleased() {
+  m_window.forgetTexture();
 }
 
 void DiagnosticsPanel::clearHeadGrid() {
@@ -71,7 +86,11 @@ void DiagnosticsPanel::drawContents() {
   ImGui::Separator();
   const ImVec2 room = ImGui::GetContentRegionAvail();
   const float strip_height = m_strip.empty() ? 0.f : line * 8.f;
-  const float grid_height = std::max(line * 4.f, room.y - summary_height - strip_height);
+  const bool has_window = !m_strip.empty();
+  const float window_height =
+      has_window ? std::max(line * 12.f, (room.y - summary_height - strip_height) * 0.6f) : 0.f;
+  const float grid_height =
+      std::max(line * 4.f, room.y - summary_height - strip_height - window_height);
   ImGui::BeginChild("##grid", ImVec2(0, grid_height), false, ImGuiWindowFlags_NoScrollbar);
   if (m_grid.empty()) {
     ImGui::Spacing();
@@ -92,8 +111,33 @@ void DiagnosticsPanel::drawContents() {
     m_strip.draw(ImGui::GetContentRegionAvail());
     ImGui::EndChild();
   }
+  if (has_window) {
+    ImGui::Separator();
+    ImGui::BeginChild("##window", ImVec2(0, window_height - line * 0.5f), false,
+                      ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+    drawWindowRequests();
+    m_window.draw(ImGui::GetContentRegionAvail(),
+                  [this](const std::vector<std::uint32_t>& rgba, int width, int height) {
+                    return uploadTexture(0, rgba, width, height);
+                  });
+    ImGui::EndChild();
+  }
   drawDocumentSummary();
   ImGui::End();
+}
+
+void DiagnosticsPanel::drawWindowRequests() {
+  const AttentionStrip& shown = m_strip.strip();
+  ImGui::TextUnformatted("Query × key window of the strip's visible tokens:");
+  ImGui::SameLine();
+  const qint64 first = m_strip.firstVisible(), end = m_strip.endVisible();
+  if (ImGui::SmallButton("with the question's and answer's queries")) {
+    emit queryKeyWindowRequested(shown.layer, shown.head, first, end, false);
+  }
+  ImGui::SameLine();
+  if (ImGui::SmallButton("with their own queries")) {
+    emit queryKeyWindowRequested(shown.layer, shown.head, first, end, true);
+  }
 }
 
 void DiagnosticsPanel::drawDocumentSummary() {

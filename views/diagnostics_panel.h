@@ -1,12 +1,15 @@
 #pragma once
 // The diagnostics panel (Dear ImGui): a layer × head grid of the selected run's target mass and
-// what the open document contains; clicking a head opens its inspector (the answer's attention over
-// the document, before and after qTTT) between the two.
+// what the open document contains; clicking a head opens its inspector between the two: the
+// answer's attention over the document (before and after qTTT) and the head's query × key window,
+// which the window computes on request (queryKeyWindowRequested) and hands back with
+// setQueryKeyWindow.
 
 #include <memory>
 
 #include "core/document/document.h"
 #include "views/attention_strip_view.h"
+#include "views/attention_window_view.h"
 #include "views/head_grid_view.h"
 #include "views/imgui_widget.h"
 
@@ -25,19 +28,30 @@ class DiagnosticsPanel : public ImGuiWidget {
   void setStrip(AttentionStrip strip);
   void clearStrip();
   AttentionStripView& strip() { return m_strip; }
+  // The query × key window of the inspected head, or a message in its place.
+  void setQueryKeyWindow(AttentionWindowData window);
+  void setQueryKeyWindowMessage(std::string message);
+  AttentionWindowView& queryKeyWindow() { return m_window; }
   void setDocument(std::shared_ptr<const document::Document> document);
 
  signals:
   void headClicked(int layer, int head);
+  // The inspected head's window is wanted over document tokens [first_key, end_key): with the
+  // question's and answer's queries, or with the document's own (the keys' last ones).
+  void queryKeyWindowRequested(int layer, int head, qint64 first_key, qint64 end_key,
+                       bool document_queries);
 
  protected:
   void drawContents() override;
+  void texturesReleased() override;
 
  private:
   void drawDocumentSummary();
+  void drawWindowRequests();
 
   HeadGridView m_grid;
   AttentionStripView m_strip;
+  AttentionWindowView m_window;
   std::shared_ptr<const document::Document> m_document;
 };
 

@@ -78,8 +78,9 @@ void HeadGridView::draw(const ImVec2& size) {
   const auto level = [&](float v) { return range > 0.f ? (v - m_min) / range : 0.5f; };
 
   // Axis titles and ticks.
-  list->AddText(ImVec2(grid_min.x, origin.y), faint, "head →");
   list->AddText(ImVec2(origin.x, origin.y), faint, "layer ↓");
+  const float after_layer = origin.x + ImGui::CalcTextSize("layer ↓").x + digit * 2.f;
+  list->AddText(ImVec2(std::max(grid_min.x, after_layer), origin.y), faint, "head →");
   const int head_step =
       tickStep(cell, digit * static_cast<float>(std::to_string(m_grid.heads - 1).size()));
   for (int h = 0; h < m_grid.heads; h += head_step) {

@@ -293,7 +293,29 @@ void ImGuiWidget::contextAboutToBeDestroyed() {
   doneCurrent();
 }
 
+ImTextureID ImGuiWidget::uploadTexture(int slot, const std::vector<std::uint32_t>& rgba,
+                                       int width, int height) {
+  if (!m_gl_ready || QOpenGLContext::currentContext() != context() || width <= 0 || height <= 0 ||
+      rgba.size() != static_cast<std::size_t>(width) * static_cast<std::size_t>(height)) {
+    return nullptr;
+  }
+  GLuint& texture = m_textures[slot];
+  if (texture == 0) glGenTextures(1, &texture);
+  glBindTexture(GL_TEXTURE_2D, texture);
+  // Nearest: a cell is a block of pixels, never a blur between two weights.
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+  glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+  glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, width, height, 0, GL_RGBA, GL_UNSIGNED_BYTE, rgba.data());
+  return reinterpret_cast<ImTextureID>(static_cast<std::intptr_t>(texture));
+}
+
 void ImGuiWidget::releaseGl() {
+  for (auto& [slot, texture] : m_textures) glDeleteTextures(1, &texture);
+  m_textures.clear();
+  texturesReleased();
   ContextScope scope(m_context);
   ImGui_ImplOpenGL3_Shutdown();
   m_gl_ready = false;

@@ -12,10 +12,13 @@
 #include <QOpenGLWidget>
 #include <QTimer>
 
+#include <imgui.h>
+
 #include <array>
 #include <cstdint>
+#include <map>
+#include <vector>
 
-struct ImGuiContext;
 
 namespace studio::views {
 
@@ -50,6 +53,13 @@ class ImGuiWidget : public QOpenGLWidget, protected QOpenGLFunctions {
  protected:
   // Draws the panel with ImGui calls; the panel's ImGui context is current.
   virtual void drawContents() = 0;
+  // An RGBA8 image (width × height, rows top down, IM_COL32 order) in texture `slot` of this
+  // panel, for ImGui::Image or AddImage; called from drawContents. Null where no OpenGL context
+  // is current (buildFrame without a screen). Textures live until the context goes.
+  ImTextureID uploadTexture(int slot, const std::vector<std::uint32_t>& rgba, int width,
+                            int height);
+  // The context and its textures were destroyed: ids from uploadTexture are no longer valid.
+  virtual void texturesReleased() {}
 
   void initializeGL() override;
   void paintGL() override;
@@ -78,6 +88,7 @@ class ImGuiWidget : public QOpenGLWidget, protected QOpenGLFunctions {
 
   ImGuiContext* m_context = nullptr;
   bool m_gl_ready = false;
+  std::map<int, GLuint> m_textures;  // uploadTexture's, by slot
   QString m_gl_description;
   float m_font_dpr = 0.f;  // the ratio the font atlas was built for; 0: not built
   bool m_font_texture_stale = false;

@@ -128,6 +128,10 @@ class MainWindow : public QMainWindow {
   void showLatestHeadGrid();
   // Opens the inspector of (layer, head) for the run the head grid shows.
   void inspectHead(int layer, int head);
+  // Asks the engine for the inspected head's query × key window over document tokens
+  // [first_key, end_key) (attention_window.h): the question's and answer's queries, or the
+  // document's own. The panel says what is computed until the window arrives.
+  void requestWindow(int layer, int head, qint64 first_key, qint64 end_key, bool document_queries);
 
   MainWindowOptions m_options;
   DocumentLoader* m_loader = nullptr;

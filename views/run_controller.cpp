@@ -4,6 +4,7 @@
 
 // torch's headers (under engine.h) use `slots` as a name, which Qt defines as a keyword.
 #undef slots
+#include "core/engine/attention_window.h"
 #include "core/engine/engine.h"
 #define slots Q_SLOTS
 
@@ -64,6 +65,23 @@ std::int64_t RunController::submit(engine::RunSpec spec) {
   ++m_pending;
   emit pendingChanged(m_pending);
   return id;
+}
+
+void RunController::replayWindow(engine::RunSpec spec,
+                                 const engine::AttentionWindowRequest& request, WindowDone done) {
+  if (m_window_replay) m_engine->cancel(m_window_replay);
+  const std::uint64_t generation = ++m_window_generation;
+  auto sink = std::make_shared<engine::AttentionWindowSink>(
+      request, [this, generation, done](engine::AttentionWindows windows, std::string error) {
+        // On the engine thread: hand the windows over to the controller's.
+        QMetaObject::invokeMethod(
+            this,
+            [this, generation, done, windows = std::move(windows), error = std::move(error)] {
+              if (generation == m_window_generation) done(windows, error);
+            },
+            Qt::QueuedConnection);
+      });
+  m_window_replay = m_engine->submit(std::move(spec), std::move(sink));
 }
 
 void RunController::cancel(std::int64_t id) {

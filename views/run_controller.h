@@ -6,13 +6,17 @@
 #include <QObject>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
+#include <string>
 
 #include "core/engine/run_spec.h"
 
 namespace studio::engine {
 class Engine;
+struct AttentionWindowRequest;
+struct AttentionWindows;
 }
 
 namespace studio::views {
@@ -34,6 +38,13 @@ class RunController : public QObject {
   // Runs submitted and not finished yet.
   int pending() const { return m_pending; }
 
+  // Replays `spec` on the engine thread for a query × key window (core/engine/attention_window.h)
+  // and calls `done` on this thread with the windows, or with why there are none. It is not a
+  // run: no trace, no session row. A newer request cancels an older one, whose `done` is dropped.
+  using WindowDone = std::function<void(const engine::AttentionWindows&, const std::string& error)>;
+  void replayWindow(engine::RunSpec spec, const engine::AttentionWindowRequest& request,
+                    WindowDone done);
+
  signals:
   void runFinished(qint64 id);
   // pending() changed (Run and Cancel buttons follow it).
@@ -48,6 +59,8 @@ class RunController : public QObject {
   std::int64_t m_next_ticket = 1;
   std::map<std::int64_t, std::uint64_t> m_engine_ids;  // ticket → engine run id, until finished
   int m_pending = 0;
+  std::uint64_t m_window_replay = 0;  // the engine's id of the latest window replay
+  std::uint64_t m_window_generation = 0;
 };
 
 }  // namespace studio::views

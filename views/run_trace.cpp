@@ -91,6 +91,8 @@ DocumentAttention documentAttention(const RunTrace& run, const std::string& phas
   const std::int64_t end = meta.value("document_bytes", std::int64_t{0});
   out.layers = L;
   out.heads = H;
+  out.first_token = meta.at("context_tokens")[0].get<std::int64_t>();
+  out.query_position = meta.at("query_position").get<std::int64_t>();
   for (std::int64_t t = 0; t < n; ++t) {
     const std::int64_t start = starts[static_cast<std::size_t>(t)].get<std::int64_t>();
     const std::int64_t stop = t + 1 < n ? starts[static_cast<std::size_t>(t + 1)].get<std::int64_t>() : end;

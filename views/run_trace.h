@@ -54,6 +54,8 @@ struct DocumentAttention {
   std::vector<float> weights;     // one per token
   std::int64_t layers = 0;        // what the artifact holds (1 when it was averaged)
   std::int64_t heads = 0;
+  std::int64_t first_token = 0;     // the prompt position of the document's first token
+  std::int64_t query_position = 0;  // the prompt position of the answer query
 };
 DocumentAttention documentAttention(const RunTrace& run, const std::string& phase, int layer,
                                     int head);

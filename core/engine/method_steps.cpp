@@ -2,7 +2,6 @@
 
 #include <cmath>
 
-#include "core/engine/answer_attention.h"
 #include "core/model/inference.h"
 #include "core/probe/attention_probe.h"
 
@@ -19,7 +18,7 @@ PrefillState prefillPrompt(RunContext& context, const PreparedPrompt& prompt) {
     return !context.cancelled();
   };
   state.logits = model::prefill(context.lm(), state.cache, prompt.ids, options);
-  context.emit(answerAttentionArtifact(context.lm(), state.cache, capture, prompt, "prefill"));
+  context.answerAttention("prefill", state.cache, capture, prompt);
   if (!prompt.target_tokens.empty()) {
     state.probe = probe::measureCapture(context.lm(), state.cache, capture, prompt.target_tokens,
                                         context.probe_options);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/common/error.h"
+#include "core/engine/answer_attention.h"
 
 namespace studio::engine {
 
@@ -32,6 +33,13 @@ const PreparedPrompt& RunContext::prompt(bool thinking) {
 
 void RunContext::emit(const Event& event) const {
   if (m_emit) m_emit(event);
+}
+
+void RunContext::answerAttention(const std::string& phase, const model::KVCache& cache,
+                                 const model::ForwardCapture& capture,
+                                 const PreparedPrompt& prompt) {
+  emit(answerAttentionArtifact(lm(), cache, capture, prompt, phase));
+  if (m_attention_state) m_attention_state(phase, lm(), cache, prompt);
 }
 
 void RunContext::progress(const std::string& stage, std::int64_t done, std::int64_t total) {

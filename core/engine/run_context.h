@@ -13,6 +13,8 @@
 #include "core/engine/flop_model.h"
 #include "core/engine/prepared_prompt.h"
 #include "core/engine/run_spec.h"
+#include "core/model/kv_cache.h"
+#include "core/model/mixer.h"
 #include "core/model/model_loader.h"
 #include "core/probe/probe_math.h"
 #include "core/tokenizer/tokenizer.h"
@@ -23,6 +25,11 @@ class RunContext {
  public:
   using EventCallback = std::function<void(const Event&)>;
   using CancelCheck = std::function<bool()>;
+  // Sees the model, cache and prompt where a method measures the answer's attention, in that
+  // phase's state (after qTTT: the adapted W_Q). run_executor.h's EventSink::attentionState.
+  using AttentionStateHook = std::function<void(const std::string& phase, model::CausalLMImpl& lm,
+                                                const model::KVCache& cache,
+                                                const PreparedPrompt& prompt)>;
 
   RunContext(RunSpec spec, nlohmann::json params, std::shared_ptr<model::LoadedModel> model,
              std::shared_ptr<const tokenizer::Tokenizer> tokenizer, EventCallback emit,
@@ -40,6 +47,12 @@ class RunContext {
   const PreparedPrompt& prompt(bool thinking = false);
 
   void emit(const Event& event) const;
+  // Emits the answer query's attention over the document for `phase` ("prefill", "qttt"; see
+  // answer_attention.h) from `capture` (it holds prompt.answerQuery() in every layer), then shows
+  // the hook this state.
+  void answerAttention(const std::string& phase, const model::KVCache& cache,
+                       const model::ForwardCapture& capture, const PreparedPrompt& prompt);
+  void setAttentionStateHook(AttentionStateHook hook) { m_attention_state = std::move(hook); }
   // Progress of a stage with an estimate of the time left from the stage's pace so far.
   void progress(const std::string& stage, std::int64_t done, std::int64_t total);
   bool cancelled() const { return m_cancelled && m_cancelled(); }
@@ -57,6 +70,7 @@ class RunContext {
   std::shared_ptr<const tokenizer::Tokenizer> m_tokenizer;
   EventCallback m_emit;
   CancelCheck m_cancelled;
+  AttentionStateHook m_attention_state;
   std::optional<PreparedPrompt> m_prompts[2];
   std::chrono::steady_clock::time_point m_start;
   std::string m_stage;

@@ -43,8 +43,15 @@ RunResult executeRun(const RunSpec& spec, ModelCache& models, EventSink& sink,
   try {
     const Method& method = MethodRegistry::instance().get(spec.method);
     CachedModel cached = models.get(spec.model_path, spec.device, spec.dtype);
-    RunContext context(spec, nlohmann::json::object(), cached.model, cached.tokenizer,
-                       [&sink](const Event& event) { sink.event(event); }, cancelled);
+    RunContext context(
+        spec, nlohmann::json::object(), cached.model, cached.tokenizer,
+        [&sink](const Event& event) { sink.event(event); },
+        [&sink, &cancelled] { return sink.satisfied() || (cancelled && cancelled()); });
+    context.setAttentionStateHook([&sink](const std::string& phase, model::CausalLMImpl& lm,
+                                          const model::KVCache& cache,
+                                          const PreparedPrompt& prompt) {
+      sink.attentionState(phase, lm, cache, prompt);
+    });
     RunSpec resolved = resolveSpec(spec, cached.model->config, context.prompt(false).length());
     context.setParams(resolved.params);
     sink.runStarted(resolved);

@@ -8,8 +8,11 @@
 
 #include "core/engine/events.h"
 #include "core/engine/model_cache.h"
+#include "core/engine/prepared_prompt.h"
 #include "core/engine/run_result.h"
 #include "core/engine/run_spec.h"
+#include "core/model/causal_lm.h"
+#include "core/model/kv_cache.h"
 
 namespace studio::engine {
 
@@ -20,6 +23,14 @@ class EventSink {
   virtual void runStarted(const RunSpec& spec) {}
   virtual void event(const Event& event) = 0;
   virtual void runFinished(const RunResult& result) {}
+  // Called on the engine thread where the method measures the answer's attention ("prefill", and
+  // "qttt" with the adapted W_Q), with the model and cache as they are in that phase. A sink that
+  // looks further into attention (attention_window.h) does it here; nothing may be kept.
+  virtual void attentionState(const std::string& phase, model::CausalLMImpl& lm,
+                              const model::KVCache& cache, const PreparedPrompt& prompt) {}
+  // True once the sink has all it wants: the run stops at its next step, as if cancelled (a
+  // replay that only needed the attention states).
+  virtual bool satisfied() const { return false; }
 };
 
 // Resolves spec.params against the method's declarations and, with spec.budget_flops, sizes them.

@@ -1,7 +1,6 @@
 #include "plugins/method_qttt/qttt_method.h"
 
 #include "core/common/error.h"
-#include "core/engine/answer_attention.h"
 #include "core/engine/method_steps.h"
 #include "core/model/checkpoint_writer.h"
 #include "core/probe/attention_probe.h"
@@ -160,7 +159,7 @@ engine::RunResult QtttMethod::run(engine::RunContext& context) const {
   capture.query_positions = {prompt.answerQuery()};
   torch::Tensor logits =
       adapter.frozenLogits(state.cache, prompt.ids.back(), prompt.answerQuery(), &capture);
-  context.emit(engine::answerAttentionArtifact(context.lm(), state.cache, capture, prompt, "qttt"));
+  context.answerAttention("qttt", state.cache, capture, prompt);
   std::optional<probe::ProbeResult> first;
   if (!prompt.target_tokens.empty()) {
     first = probe::measureCapture(context.lm(), state.cache, capture, prompt.target_tokens,

@@ -25,6 +25,7 @@
 #include "views/document_view.h"
 #include "views/figure_export.h"
 #include "views/figure_view.h"
+#include "views/imgui_widget.h"
 #include "views/main_window.h"
 #include "views/param_form.h"
 #include "views/run_controller.h"
@@ -153,6 +154,35 @@ TEST_CASE("runs of in_context and a short qttt on the demo document fill the com
   }
   CHECK(evidence.find("warm-up must end before the schedule does") != std::string::npos);
 
+  // ... and its query × key window, replayed on the engine thread: the question's and answer's
+  // queries over the document's keys, after the prefill and after qTTT. Its last row is the
+  // answer query, so it repeats the strip.
+  DiagnosticsPanel& diagnostics = *window.diagnosticsPanel();
+  REQUIRE(waitUntil([&] { return !diagnostics.queryKeyWindow().empty(); }, 120000));
+  const AttentionWindowData& grid = diagnostics.queryKeyWindow().window();
+  REQUIRE(grid.phase_names == std::vector<std::string>{"after prefill", "after qTTT"});
+  CHECK(grid.queries == 256);
+  const auto keys = static_cast<std::int64_t>(inspected.tokens.size());  // under 4096
+  REQUIRE(grid.keys == keys);
+  for (std::size_t phase = 0; phase < 2; ++phase) {
+    for (std::int64_t k = 0; k < keys; k += 97) {
+      CHECK(grid.weights[phase][static_cast<std::size_t>((grid.queries - 1) * keys + k)] ==
+            Approx(inspected.rows[phase][static_cast<std::size_t>(k)]).margin(1e-6));
+    }
+  }
+  CHECK(grid.key_tokens[static_cast<std::size_t>(grid.targets.at(0).first)] ==
+        inspected.tokens[static_cast<std::size_t>(inspected.targets[0].first)]);
+  // The document's own queries over the visible part of the strip.
+  diagnostics.strip().setVisible(100, 400);
+  emit diagnostics.queryKeyWindowRequested(1, 2, 100, 400, true);
+  CHECK(diagnostics.queryKeyWindow().empty());  // being computed; the panel says so
+  CHECK(diagnostics.queryKeyWindow().message().find("replaying") != std::string::npos);
+  REQUIRE(waitUntil([&] { return !diagnostics.queryKeyWindow().empty(); }, 120000));
+  CHECK(diagnostics.queryKeyWindow().window().queries == 300);
+  CHECK(diagnostics.queryKeyWindow().window().keys == 300);
+  CHECK(diagnostics.queryKeyWindow().window().first_query == diagnostics.queryKeyWindow().window().first_key);
+  diagnostics.buildFrame();
+
   // Screenshots of each panel, for a person to review (written beside the test binary).
   const QString folder = QString::fromUtf8(STUDIO_TEST_BINARY_DIR) + QStringLiteral("/panels");
   QDir().mkpath(folder);
@@ -162,6 +192,10 @@ TEST_CASE("runs of in_context and a short qttt on the demo document fill the com
       {QStringLiteral("comparison"), window.comparisonPanel()},
       {QStringLiteral("dilution"), window.dilutionPanel()},
       {QStringLiteral("document"), window.documentPanel()}};
+  if (ImGuiWidget::openGlAvailable()) {  // the grid, the strip and the query × key window
+    diagnostics.resize(900, 1000);
+    REQUIRE(diagnostics.grab().save(folder + QStringLiteral("/diagnostics.png")));
+  }
   window.dilutionDock()->raise();
   for (const auto& [name, widget] : panels) {
     if (widget == window.dilutionPanel()) widget->resize(1200, 500);

@@ -1,0 +1,127 @@
+// The head inspector's query × key window: pooling that never loses a sharp key, zoom and pan
+// limits on both axes, the phases and their difference, colours, and bad input refused.
+
+#include <catch2/catch.hpp>
+
+#include "core/common/error.h"
+#include "views/attention_window_view.h"
+#include "views/max_pool.h"
+
+using namespace studio;
+using namespace studio::views;
+
+namespace {
+
+// queries × keys weights of `phases` phases, all 1e-4 but for what the test sets.
+AttentionWindowData windowData(std::int64_t queries, std::int64_t keys, int phases) {
+  AttentionWindowData d;
+  d.title = "layer 1 · head 2";
+  d.queries = queries;
+  d.keys = keys;
+  d.first_query = 1000;
+  d.first_key = 10;
+  for (int p = 0; p < phases; ++p) {
+    d.phase_names.push_back(p == 0 ? "after prefill" : "after qTTT");
+    d.weights.emplace_back(static_cast<std::size_t>(queries * keys), 1e-4f);
+  }
+  for (std::int64_t q = 0; q < queries; ++q) d.query_tokens.push_back("q" + std::to_string(q));
+  for (std::int64_t k = 0; k < keys; ++k) d.key_tokens.push_back("k" + std::to_string(k));
+  return d;
+}
+
+float& at(AttentionWindowData& d, int phase, std::int64_t q, std::int64_t k) {
+  return d.weights[static_cast<std::size_t>(phase)][static_cast<std::size_t>(q * d.keys + k)];
+}
+
+}  // namespace
+
+TEST_CASE("max-magnitude pooling keeps a single sharp cell and its sign", "[gui]") {
+  std::vector<float> values(200 * 3000, 0.001f);
+  values[137 * 3000 + 2222] = 0.9f;
+  values[10 * 3000 + 5] = -0.5f;
+  const auto pooled = maxMagnitudePool(values, 3000, {0, 200}, {0, 3000}, 20, 30);
+  REQUIRE(pooled.size() == 600);
+  CHECK(pooled[13 * 30 + 22] == Approx(0.9f));
+  CHECK(pooled[1 * 30 + 0] == Approx(-0.5f));
+  CHECK(pooled[0] == Approx(0.001f));
+  // More pixels than cells: each cell repeats.
+  const auto close = maxMagnitudePool(values, 3000, {137, 138}, {2221, 2223}, 2, 4);
+  CHECK(close == std::vector<float>{0.001f, 0.001f, 0.9f, 0.9f, 0.001f, 0.001f, 0.9f, 0.9f});
+  CHECK(maxMagnitudePool(values, 3000, {0, 0}, {0, 10}, 3, 3) == std::vector<float>(9, 0.f));
+}
+
+TEST_CASE("the window's zoom and pan stay inside it on both axes", "[gui]") {
+  AttentionWindowView view;
+  view.setWindow(windowData(256, 2000, 1));
+  CHECK(view.visibleQueries() == Span{0, 256});
+  CHECK(view.visibleKeys() == Span{0, 2000});
+  view.zoom(0.5, 128, 1000);
+  CHECK(view.visibleQueries() == Span{64, 192});
+  CHECK(view.visibleKeys() == Span{500, 1500});
+  view.setVisible({-20, 108}, {1800, 2800});  // panned past the top and the right
+  CHECK(view.visibleQueries() == Span{0, 128});
+  CHECK(view.visibleKeys() == Span{1000, 2000});
+  view.zoom(1e-6, 10, 1990);  // never fewer than 4 cells a side
+  CHECK(view.visibleQueries().size() == 4);
+  CHECK(view.visibleKeys().size() == 4);
+  view.zoom(1e6, 0, 0);  // never more than the window
+  CHECK(view.visibleQueries() == Span{0, 256});
+  CHECK(view.visibleKeys() == Span{0, 2000});
+}
+
+TEST_CASE("the window draws a phase or the difference, linear or log", "[gui]") {
+  AttentionWindowData d = windowData(8, 16, 2);
+  at(d, 0, 7, 3) = 0.8f;  // before: the last query looks at key 3
+  at(d, 1, 7, 12) = 0.8f;  // after qTTT: at key 12
+  AttentionWindowView view;
+  view.setWindow(d);
+  CHECK(view.pixels(16, 8)[7 * 16 + 3] == Approx(0.8f));
+  view.setPhase(1);
+  CHECK(view.pixels(16, 8)[7 * 16 + 12] == Approx(0.8f));
+  view.setDifferenceMode(true);
+  REQUIRE(view.differenceMode());
+  const std::vector<float> diff = view.pixels(16, 8);
+  CHECK(diff[7 * 16 + 3] == Approx(-0.8f + 1e-4f));
+  CHECK(diff[7 * 16 + 12] == Approx(0.8f - 1e-4f));
+  CHECK(diff[0] == Approx(0.f));
+  // Diverging colours: the key it left is blue, the key it found is red, the rest white.
+  const std::vector<std::uint32_t> rgba = view.image(16, 8);
+  const auto channel = [](std::uint32_t c, int shift) { return (c >> shift) & 0xff; };
+  const std::uint32_t left = rgba[7 * 16 + 3], found = rgba[7 * 16 + 12], rest = rgba[0];
+  CHECK(channel(left, IM_COL32_B_SHIFT) == 255);
+  CHECK(channel(left, IM_COL32_R_SHIFT) < 10);
+  CHECK(channel(found, IM_COL32_R_SHIFT) == 255);
+  CHECK(channel(found, IM_COL32_B_SHIFT) < 10);
+  CHECK(channel(rest, IM_COL32_G_SHIFT) == 255);
+  CHECK(channel(rest, IM_COL32_A_SHIFT) == 255);
+
+  // Log scale lifts weights 1e-4 of the top off the bottom of the scale.
+  view.setDifferenceMode(false);
+  view.setPhase(0);
+  const std::uint32_t linear = view.image(16, 8)[0];
+  view.setLogScale(true);
+  CHECK(view.image(16, 8)[0] != linear);
+
+  // One phase: no difference to draw.
+  view.setWindow(windowData(8, 16, 1));
+  CHECK_FALSE(view.differenceMode());
+  view.setDifferenceMode(true);
+  CHECK_FALSE(view.differenceMode());
+}
+
+TEST_CASE("a window whose weights or tokens do not fill it is refused", "[gui]") {
+  AttentionWindowView view;
+  AttentionWindowData bad = windowData(4, 6, 2);
+  bad.weights[1].pop_back();
+  CHECK_THROWS_WITH(view.setWindow(bad), Catch::Contains("4 queries × 6 keys"));
+  bad = windowData(4, 6, 2);
+  bad.phase_names.pop_back();
+  CHECK_THROWS_AS(view.setWindow(bad), Error);
+  bad = windowData(4, 6, 1);
+  bad.key_tokens.pop_back();
+  CHECK_THROWS_WITH(view.setWindow(bad), Catch::Contains("token text"));
+  CHECK(view.empty());
+  view.setMessage("computing");
+  CHECK(view.empty());
+  CHECK(view.message() == "computing");
+}
