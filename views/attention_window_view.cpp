@@ -116,6 +116,30 @@ std::vector<std::uint32_t> AttentionWindowView::image(int columns, int rows) con
   return rgba;
 }
 
+Figure AttentionWindowView::figure(int max_columns, int max_rows) const {
+  Figure f;
+  f.name = "attention_window";
+  if (empty()) return f;
+  f.title = m_data.title + " — " +
+            (m_difference ? m_data.phase_names.back() + " − " + m_data.phase_names.front()
+                          : m_data.phase_names[static_cast<std::size_t>(m_phase)]);
+  f.caption = m_data.caption;
+  FigureHeatmap& h = f.heatmap;
+  h.columns = static_cast<int>(std::min<std::int64_t>(max_columns, m_columns.size()));
+  h.rows = static_cast<int>(std::min<std::int64_t>(max_rows, m_rows.size()));
+  h.values = pixels(h.columns, h.rows);
+  h.row_label = "query position";
+  h.column_label = "key position";
+  h.value_label = m_difference ? "attention weight difference" : "attention weight";
+  h.log_scale = m_log && !m_difference;
+  h.diverging = m_difference;
+  h.row_origin = static_cast<double>(m_data.first_query + m_rows.start);
+  h.row_step = static_cast<double>(m_rows.size()) / h.rows;
+  h.column_origin = static_cast<double>(m_data.first_key + m_columns.start);
+  h.column_step = static_cast<double>(m_columns.size()) / h.columns;
+  return f;
+}
+
 void AttentionWindowView::draw(const ImVec2& size, const TextureUpload& upload) {
   if (empty()) {
     if (!m_message.empty()) {
@@ -143,6 +167,10 @@ void AttentionWindowView::draw(const ImVec2& size, const TextureUpload& upload) 
   ImGui::Checkbox("log scale", &m_log);
   ImGui::SameLine();
   if (ImGui::SmallButton("whole window")) setVisible({0, m_data.queries}, {0, m_data.keys});
+  if (m_on_export) {
+    ImGui::SameLine();
+    if (ImGui::SmallButton("export figure…")) m_on_export();
+  }
   ImGui::SameLine();
   ImGui::TextDisabled("wheel zooms, drag pans");
 

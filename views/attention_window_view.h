@@ -16,11 +16,13 @@
 #include <vector>
 
 #include "core/common/span.h"
+#include "views/figure.h"
 
 namespace studio::views {
 
 struct AttentionWindowData {
   std::string title;                        // "layer 3 · head 5 — #2 qttt"
+  std::string caption;                      // the run's parameters, for exported figures
   std::vector<std::string> phase_names;     // "after prefill", "after qTTT"
   std::vector<std::vector<float>> weights;  // per phase: queries × keys, row-major
   std::int64_t queries = 0, keys = 0;
@@ -70,6 +72,11 @@ class AttentionWindowView {
   // their colours as RGBA8 (IM_COL32, what the OpenGL texture receives).
   std::vector<float> pixels(int columns, int rows) const;
   std::vector<std::uint32_t> image(int columns, int rows) const;
+  // The visible part as a publication figure (figure.h), pooled like the texture to at most
+  // max_columns × max_rows cells, its ticks in prompt positions.
+  Figure figure(int max_columns = 480, int max_rows = 240) const;
+  // Called by the window's "export figure…" button.
+  void setOnExport(std::function<void()> callback) { m_on_export = std::move(callback); }
   // The texture given by the last upload is gone (its OpenGL context was destroyed).
   void forgetTexture();
 
@@ -85,6 +92,7 @@ class AttentionWindowView {
   bool m_difference = false;
   int m_phase = 0;
   std::optional<std::pair<std::int64_t, std::int64_t>> m_hovered;
+  std::function<void()> m_on_export;
   // The last texture, kept while neither the view nor the size changed.
   ImTextureID m_texture = nullptr;
   std::vector<std::int64_t> m_texture_key;

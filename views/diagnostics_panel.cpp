@@ -27,6 +27,7 @@ std::string count(std::size_t n) {
 DiagnosticsPanel::DiagnosticsPanel(QWidget* parent) : ImGuiWidget(parent) {
   m_grid.setOnCellClicked(
       [this](HeadGridView::Cell cell) { emit headClicked(cell.first, cell.second); });
+  m_window.setOnExport([this] { emit queryKeyWindowExportRequested(); });
 }
 
 void DiagnosticsPanel::setHeadGrid(HeadGrid grid) {

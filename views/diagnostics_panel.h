@@ -39,7 +39,9 @@ class DiagnosticsPanel : public ImGuiWidget {
   // The inspected head's window is wanted over document tokens [first_key, end_key): with the
   // question's and answer's queries, or with the document's own (the keys' last ones).
   void queryKeyWindowRequested(int layer, int head, qint64 first_key, qint64 end_key,
-                       bool document_queries);
+                               bool document_queries);
+  // The window's "export figure…" button (queryKeyWindow().figure() is what to export).
+  void queryKeyWindowExportRequested();
 
  protected:
   void drawContents() override;

@@ -26,6 +26,10 @@ struct FigureHeatmap {
   std::string column_label;   // "head"
   std::string value_label;    // "target mass" (the colour bar's label)
   bool log_scale = false;     // colour by log10 of the value
+  bool diverging = false;     // a signed difference: blue–white–red, symmetric about 0
+  // Tick labels: row r reads row_origin + r × row_step (so a pooled window shows positions).
+  double row_origin = 0, row_step = 1;
+  double column_origin = 0, column_step = 1;
 };
 
 struct Figure {

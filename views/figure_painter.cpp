@@ -268,7 +268,16 @@ void drawHeatmap(QPainter& p, const Figure& f, const QRectF& area, const Fonts& 
     if (std::isfinite(v) && (!h.log_scale || v > 0)) range.add(toAxis(v, h.log_scale));
   }
   if (!range.valid()) range = {0, 1};
+  if (h.diverging) {  // symmetric, so white is zero
+    const double top = std::max(std::fabs(range.lo), std::fabs(range.hi));
+    range = {-top, top};
+  }
   if (range.hi - range.lo < 1e-12) range.hi = range.lo + 1;
+  // t in [0, 1] along the range; NaN for no value.
+  const auto colour = [&](double t) {
+    return h.diverging ? (std::isnan(t) ? QColor(128, 128, 128) : divergingColor(2 * t - 1))
+                       : ColorScale::viridis().at(t);
+  };
 
   const QFontMetricsF tick_metrics(fonts.tick);
   const QFontMetricsF label_metrics(fonts.label);
@@ -280,7 +289,6 @@ void drawHeatmap(QPainter& p, const Figure& f, const QRectF& area, const Fonts& 
   const QRectF plot = area.adjusted(left, 8, -right, -bottom);
   if (plot.width() < 20 || plot.height() < 20) return;
   const double cw = plot.width() / h.columns, ch = plot.height() / h.rows;
-  const ColorScale& scale = ColorScale::viridis();
   p.setPen(Qt::NoPen);
   for (int r = 0; r < h.rows; ++r) {
     for (int c = 0; c < h.columns; ++c) {
@@ -288,7 +296,7 @@ void drawHeatmap(QPainter& p, const Figure& f, const QRectF& area, const Fonts& 
       const double t = std::isfinite(v) && (!h.log_scale || v > 0)
                            ? (toAxis(v, h.log_scale) - range.lo) / (range.hi - range.lo)
                            : std::nan("");
-      p.setBrush(scale.at(t));
+      p.setBrush(colour(t));
       // Overlap by a hair so anti-aliasing leaves no seams between cells.
       p.drawRect(QRectF(plot.left() + c * cw, plot.top() + r * ch, cw + 0.5, ch + 0.5));
     }
@@ -303,13 +311,14 @@ void drawHeatmap(QPainter& p, const Figure& f, const QRectF& area, const Fonts& 
   for (int c = 0; c < h.columns; c += cstride) {
     const double x = plot.left() + (c + 0.5) * cw;
     p.drawText(QRectF(x - 30, plot.bottom() + 4, 60, tick_metrics.height()), Qt::AlignHCenter,
-               QString::number(c));
+               QString::number(h.column_origin + c * h.column_step, 'f', 0));
   }
   for (int r = 0; r < h.rows; r += rstride) {
     const double y = plot.top() + (r + 0.5) * ch;
     p.drawText(
         QRectF(plot.left() - 60 - 6, y - tick_metrics.height() / 2, 60, tick_metrics.height()),
-        Qt::AlignRight | Qt::AlignVCenter, QString::number(r));
+        Qt::AlignRight | Qt::AlignVCenter,
+        QString::number(h.row_origin + r * h.row_step, 'f', 0));
   }
   p.setFont(fonts.label);
   p.drawText(QRectF(plot.left(), plot.bottom() + tick_metrics.height() + 6, plot.width(),
@@ -328,7 +337,7 @@ void drawHeatmap(QPainter& p, const Figure& f, const QRectF& area, const Fonts& 
   const int steps = 64;
   p.setPen(Qt::NoPen);
   for (int i = 0; i < steps; ++i) {
-    p.setBrush(scale.at(1.0 - (i + 0.5) / steps));
+    p.setBrush(colour(1.0 - (i + 0.5) / steps));
     p.drawRect(QRectF(bar.left(), bar.top() + i * bar.height() / steps, bar.width(),
                       bar.height() / steps + 0.5));
   }

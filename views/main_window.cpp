@@ -148,6 +148,8 @@ void MainWindow::buildDocks() {
   connect(m_diagnostics_panel, &DiagnosticsPanel::headClicked, this, &MainWindow::inspectHead);
   connect(m_diagnostics_panel, &DiagnosticsPanel::queryKeyWindowRequested, this,
           &MainWindow::requestWindow);
+  connect(m_diagnostics_panel, &DiagnosticsPanel::queryKeyWindowExportRequested, this,
+          [this] { exportFigure(m_diagnostics_panel->queryKeyWindow().figure()); });
 
   m_colouring = new AttentionColouring(m_traces, m_document_panel->view(), m_document_panel);
   m_document_panel->addBar(m_colouring);
@@ -567,12 +569,16 @@ int MainWindow::loadSessionRuns() {
 void MainWindow::exportFigure(const std::string& name) {
   const std::vector<const RunTrace*> runs =
       name.rfind("dilution_", 0) == 0 ? m_traces->all() : m_comparison_panel->chartedRuns();
+  exportFigure(makeRunFigure(name, runs));
+}
+
+void MainWindow::exportFigure(const Figure& figure) {
   const QString path = QFileDialog::getSaveFileName(
-      this, tr("Export figure"), QString::fromStdString(name) + QStringLiteral(".svg"),
+      this, tr("Export figure"), QString::fromStdString(figure.name) + QStringLiteral(".svg"),
       tr("SVG (*.svg);;PDF (*.pdf);;PNG (*.png)"));
   if (path.isEmpty()) return;
   try {
-    views::exportFigure(makeRunFigure(name, runs), path, figureFormatFromPath(path));
+    views::exportFigure(figure, path, figureFormatFromPath(path));
     statusBar()->showMessage(tr("Exported %1").arg(path), 6000);
   } catch (const Error& error) {
     showError(tr("Cannot export the figure"), QString::fromUtf8(error.what()));
@@ -684,7 +690,8 @@ void MainWindow::requestWindow(int layer, int head, qint64 first_key, qint64 end
   const std::vector<std::string> phases = request.phases;
   m_runner->replayWindow(
       run->spec, request,
-      [this, title, phases, targets](const engine::AttentionWindows& windows,
+      [this, title, caption = run->parameterText(), phases, targets](
+          const engine::AttentionWindows& windows,
                                      const std::string& error) {
         if (!error.empty()) {
           m_diagnostics_panel->setQueryKeyWindowMessage("No query × key window: " + error);
@@ -692,6 +699,7 @@ void MainWindow::requestWindow(int layer, int head, qint64 first_key, qint64 end
         }
         AttentionWindowData data;
         data.title = title;
+        data.caption = caption;
         for (std::size_t p = 0; p < phases.size(); ++p) {
           const torch::Tensor w = windows.weights[p].contiguous();  // [queries, keys]
           data.phase_names.push_back(phases[p] == "qttt" ? "after qTTT" : "after prefill");

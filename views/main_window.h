@@ -26,6 +26,7 @@ namespace studio::views {
 class AttentionColouring;
 class ComparisonPanel;
 class DiagnosticsPanel;
+struct Figure;
 class DilutionPanel;
 class DocumentLoader;
 class DocumentPanel;
@@ -124,7 +125,9 @@ class MainWindow : public QMainWindow {
   void chooseRepository();
   void chooseSession();
   void chooseModel();
+  // Asks where, then writes the figure (SVG, PDF or PNG by the file's suffix).
   void exportFigure(const std::string& name);
+  void exportFigure(const Figure& figure);
   void showLatestHeadGrid();
   // Opens the inspector of (layer, head) for the run the head grid shows.
   void inspectHead(int layer, int head);

@@ -9,6 +9,7 @@
 
 #include "core/common/error.h"
 #include "gui/trace_helpers.h"
+#include "views/attention_window_view.h"
 #include "views/figure.h"
 #include "views/figure_export.h"
 #include "views/run_figures.h"
@@ -224,6 +225,51 @@ TEST_CASE("figures export to SVG, PDF and PNG of the asked size", "[gui]") {
     CHECK(image.pixelColor(480, 300) != QColor(Qt::black));
     for (const QString& path : {svg, pdf, png}) QFile::remove(path);
   }
+}
+
+TEST_CASE("the query × key window exports as a pooled heatmap in prompt positions", "[gui]") {
+  AttentionWindowData data;
+  data.title = "layer 1 · head 2 — #2 qttt";
+  data.caption = "qttt steps=3 span=16";
+  data.queries = 256;
+  data.keys = 2000;
+  data.first_query = 1800;
+  data.first_key = 40;
+  data.phase_names = {"after prefill", "after qTTT"};
+  data.weights.assign(2, std::vector<float>(256 * 2000, 1e-4f));
+  data.weights[1][255 * 2000 + 1234] = 0.9f;  // the answer query finds one key after qTTT
+  for (int q = 0; q < 256; ++q) data.query_tokens.push_back("q");
+  for (int k = 0; k < 2000; ++k) data.key_tokens.push_back("k");
+  AttentionWindowView view;
+  view.setWindow(data);
+  view.setPhase(1);
+  Figure figure = view.figure();
+  REQUIRE(figure.isHeatmap());
+  CHECK(figure.name == "attention_window");
+  CHECK(figure.title.find("after qTTT") != std::string::npos);
+  CHECK(figure.caption == data.caption);
+  CHECK(figure.heatmap.rows == 240);
+  CHECK(figure.heatmap.columns == 480);
+  CHECK(figure.heatmap.row_origin == 1800);
+  CHECK(figure.heatmap.column_origin == 40);
+  CHECK(figure.heatmap.column_step == Approx(2000.0 / 480));
+  // The one sharp key survives the pooling, in the last row.
+  CHECK(*std::max_element(figure.heatmap.values.begin(), figure.heatmap.values.end()) ==
+        Approx(0.9f));
+  CHECK(figure.heatmap.values[239 * 480 + 1234 * 480 / 2000] == Approx(0.9f));
+  view.setDifferenceMode(true);
+  figure = view.figure();
+  CHECK(figure.heatmap.diverging);
+  CHECK(figure.title.find("after qTTT − after prefill") != std::string::npos);
+  const QString svg = QString::fromStdString(gui_test::tempPath("window.svg"));
+  const QString png = QString::fromStdString(gui_test::tempPath("window.png"));
+  FigureExportOptions options;
+  options.png_scale = 1;
+  exportFigure(figure, svg, FigureFormat::Svg, options);
+  exportFigure(figure, png, FigureFormat::Png, options);
+  CHECK(svgRoot(svg) == QStringLiteral("svg"));
+  CHECK(QImage(png).size() == options.size);
+  for (const QString& path : {svg, png}) QFile::remove(path);
 }
 
 TEST_CASE("figure export refuses unknown formats and unwritable paths", "[gui]") {
