@@ -79,19 +79,23 @@ void DiagnosticsPanel::drawContents() {
                    ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus);
 
   const float line = ImGui::GetTextLineHeightWithSpacing();
-  const float summary_height = line * 9.5f;
+  // While a head is inspected the document takes one line, so the inspector has the room.
+  const bool inspecting = !m_strip.empty();
+  const float summary_height = inspecting ? line * 1.5f : line * 9.5f;
   const std::string title = m_grid.empty() || m_grid.grid().title.empty()
                                 ? "Target mass by layer × head"
                                 : m_grid.grid().title;
   ImGui::TextUnformatted(title.c_str());
   ImGui::Separator();
   const ImVec2 room = ImGui::GetContentRegionAvail();
-  const float strip_height = m_strip.empty() ? 0.f : line * 8.f;
-  const bool has_window = !m_strip.empty();
-  const float window_height =
-      has_window ? std::max(line * 12.f, (room.y - summary_height - strip_height) * 0.6f) : 0.f;
+  // Inspecting, the grid keeps a quarter of the room (at least four lines), the strip seven
+  // lines and the query × key window the rest.
+  const float available = room.y - summary_height;
+  const float strip_height = inspecting ? line * 7.f : 0.f;
   const float grid_height =
-      std::max(line * 4.f, room.y - summary_height - strip_height - window_height);
+      inspecting ? std::max(line * 4.f, available * 0.25f) : std::max(line * 4.f, available);
+  const float window_height =
+      inspecting ? std::max(line * 8.f, available - grid_height - strip_height) : 0.f;
   ImGui::BeginChild("##grid", ImVec2(0, grid_height), false, ImGuiWindowFlags_NoScrollbar);
   if (m_grid.empty()) {
     ImGui::Spacing();
@@ -112,7 +116,7 @@ void DiagnosticsPanel::drawContents() {
     m_strip.draw(ImGui::GetContentRegionAvail());
     ImGui::EndChild();
   }
-  if (has_window) {
+  if (inspecting) {
     ImGui::Separator();
     ImGui::BeginChild("##window", ImVec2(0, window_height - line * 0.5f), false,
                       ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
@@ -148,13 +152,21 @@ void DiagnosticsPanel::drawDocumentSummary() {
     ImGui::TextDisabled("none open");
     return;
   }
+  const QString path = QString::fromStdString(m_document->sourcePath());
+  const std::string size =
+      QLocale().formattedDataSize(static_cast<qint64>(m_document->sizeBytes())).toStdString();
+  if (!m_strip.empty()) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("%s · %s · %s · %s lines", QFileInfo(path).fileName().toStdString().c_str(),
+                        document::documentKindName(m_document->kind()), size.c_str(),
+                        count(m_document->lineCount()).c_str());
+    return;
+  }
   const document::DocumentStats& stats = m_document->stats();
   if (ImGui::BeginTable("##document", 2, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
-    const QString path = QString::fromStdString(m_document->sourcePath());
     row("source", QFileInfo(path).fileName().toStdString());
     row("kind", document::documentKindName(m_document->kind()));
-    row("size",
-        QLocale().formattedDataSize(static_cast<qint64>(m_document->sizeBytes())).toStdString());
+    row("size", size);
     row("lines", count(m_document->lineCount()));
     if (m_document->kind() == document::DocumentKind::Repository) {
       row("files included", count(stats.files_included));

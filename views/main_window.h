@@ -99,6 +99,9 @@ class MainWindow : public QMainWindow {
 
   void resetLayout();
   void saveLayout();
+  // Opens the inspector of (layer, head) for the run the head grid shows (as clicking that cell
+  // of the grid does): its strip at once, its query × key window when the replay is done.
+  void inspectHead(int layer, int head);
 
  signals:
   void documentLoaded(const QString& path);
@@ -129,8 +132,6 @@ class MainWindow : public QMainWindow {
   void exportFigure(const std::string& name);
   void exportFigure(const Figure& figure);
   void showLatestHeadGrid();
-  // Opens the inspector of (layer, head) for the run the head grid shows.
-  void inspectHead(int layer, int head);
   // Asks the engine for the inspected head's query × key window over document tokens
   // [first_key, end_key) (attention_window.h): the question's and answer's queries, or the
   // document's own. The panel says what is computed until the window arrives.

@@ -74,10 +74,16 @@ int main(int argc, char** argv) {
       QStringLiteral(
           "Save a PNG of the window to FILE once it is drawn (and PATH loaded), then exit."),
       QStringLiteral("FILE"));
+  const QCommandLineOption inspect_option(
+      QStringLiteral("inspect"),
+      QStringLiteral("With --screenshot: inspect head LAYER:HEAD of the run the head grid shows "
+                     "(its strip and query × key window) before the picture."),
+      QStringLiteral("LAYER:HEAD"));
   parser.addOption(open_option);
   parser.addOption(model_option);
   parser.addOption(session_option);
   parser.addOption(screenshot_option);
+  parser.addOption(inspect_option);
   parser.process(application);
 
   studio::initTorchRuntime();
@@ -114,6 +120,18 @@ int main(int argc, char** argv) {
   if (screenshot) {
     runner = std::make_unique<studio::app::ScreenshotRunner>(
         &window, parser.value(screenshot_option), opening);
+    if (parser.isSet(inspect_option)) {
+      const QStringList parts = parser.value(inspect_option).split(QLatin1Char(':'));
+      bool layer_ok = false, head_ok = false;
+      const int layer = parts.size() == 2 ? parts[0].toInt(&layer_ok) : 0;
+      const int head = parts.size() == 2 ? parts[1].toInt(&head_ok) : 0;
+      if (!layer_ok || !head_ok || layer < 0 || head < 0) {
+        std::fprintf(stderr, "studio: --inspect %s: expected LAYER:HEAD, two numbers ≥ 0\n",
+                     qPrintable(parser.value(inspect_option)));
+        return 1;
+      }
+      runner->setInspect({layer, head});
+    }
   }
   window.show();
   if (opening) window.openPath(open_path);

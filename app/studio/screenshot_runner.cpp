@@ -48,6 +48,26 @@ void ScreenshotRunner::poll() {
   const QWindow* handle = m_window->windowHandle();
   if (m_waiting_for_document || !handle || !handle->isExposed()) return;
   views::DiagnosticsPanel* panel = m_window->diagnosticsPanel();
+  if (m_inspect && !m_inspected) {
+    if (panel->headGrid().empty()) {
+      fail(QStringLiteral("--inspect: no run with a head grid is shown (open a session with runs)"), 1);
+      return;
+    }
+    m_inspected = true;
+    m_window->inspectHead(m_inspect->first, m_inspect->second);
+    if (panel->strip().empty()) {
+      fail(QStringLiteral("--inspect: the run kept no attention for layer %1, head %2")
+               .arg(m_inspect->first)
+               .arg(m_inspect->second),
+           1);
+    }
+    return;
+  }
+  if (m_inspect && panel->queryKeyWindow().empty()) {
+    const std::string& message = panel->queryKeyWindow().message();
+    if (message.rfind("No query", 0) == 0) fail(QString::fromStdString(message), 1);
+    return;  // the replay is still going
+  }
   if (!m_ready) {
     m_ready = true;
     m_frames_at_ready = panel->frameCount();

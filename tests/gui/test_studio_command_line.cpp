@@ -1,13 +1,28 @@
 // The studio executable's own arguments, which Qt must not take: --session FILE reaches the window
-// (Qt's X11 session management consumes -session/--session inside QApplication's constructor).
+// (Qt's X11 session management consumes -session/--session inside QApplication's constructor);
+// --inspect LAYER:HEAD opens a head's inspector, query × key window included, before a screenshot.
 
 #include <catch2/catch.hpp>
+
+#include <QImage>
+#include <QString>
 
 #include <string>
 
 #include "support/run_cli.h"
+#include "support/temp_dir.h"
+#include "support/tiny_model_folder.h"
 
+using studio::test::runCli;
 using studio::test::runCommand;
+
+namespace {
+
+std::string studioPath() {
+  return "QT_QPA_PLATFORM=offscreen " + std::string(STUDIO_TEST_BINARY_DIR) + "/../app/studio";
+}
+
+}  // namespace
 
 TEST_CASE("studio --session reaches the window, in both spellings", "[gui]") {
   for (const std::string option : {"--session /nonexistent/runs.sqlite",
@@ -19,5 +34,37 @@ TEST_CASE("studio --session reaches the window, in both spellings", "[gui]") {
     INFO(run.err);
     CHECK(run.exit_code == 1);
     CHECK(run.err.find("/nonexistent/runs.sqlite: cannot open the session") != std::string::npos);
+  }
+}
+
+TEST_CASE("studio --inspect shows a head's query × key window in the screenshot", "[gui]") {
+  const studio::test::TinyModelFolder model("inspect");
+  const studio::test::TempDir dir("inspect");
+  const std::string session = (dir.path() / "runs.sqlite").string();
+  const std::string item = std::string(STUDIO_SOURCE_DIR) + "/resources/documents/demo-tx-log.json";
+  const auto run = runCli("run --model " + model.path() + " --item " + item +
+                          " --method qttt --set steps=2 --set span=16 --max-tokens 2 --session " +
+                          session);
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+
+  const std::string shot = (dir.path() / "shot.png").string();
+  const auto inspected = runCommand(studioPath() + " --session " + session + " --open " + item +
+                                    " --inspect 1:2 --screenshot " + shot);
+  INFO(inspected.err);
+  CHECK(inspected.exit_code == 0);
+  CHECK_FALSE(QImage(QString::fromStdString(shot)).isNull());
+
+  // A layer the model does not have: the replay says so, and no picture is taken.
+  const auto bad_layer = runCommand(studioPath() + " --session " + session + " --open " + item +
+                                    " --inspect 7:0 --screenshot " + shot + ".bad");
+  CHECK(bad_layer.exit_code == 1);
+  CHECK(bad_layer.err.find("No query × key window: layer: 7") != std::string::npos);
+
+  for (const std::string spelling : {"1", "1:x", "-1:0", "1:2:3"}) {
+    INFO(spelling);
+    const auto bad = runCommand(studioPath() + " --inspect " + spelling + " --screenshot " + shot);
+    CHECK(bad.exit_code == 1);
+    CHECK(bad.err.find("expected LAYER:HEAD") != std::string::npos);
   }
 }
