@@ -123,7 +123,7 @@ Figure AttentionWindowView::figure(int max_columns, int max_rows) const {
   f.title = m_data.title + " — " +
             (m_difference ? m_data.phase_names.back() + " − " + m_data.phase_names.front()
                           : m_data.phase_names[static_cast<std::size_t>(m_phase)]);
-  f.caption = m_data.caption;
+  f.caption = m_data.scope.empty() ? m_data.caption : m_data.scope + "; " + m_data.caption;
   FigureHeatmap& h = f.heatmap;
   h.columns = static_cast<int>(std::min<std::int64_t>(max_columns, m_columns.size()));
   h.rows = static_cast<int>(std::min<std::int64_t>(max_rows, m_rows.size()));
@@ -152,6 +152,10 @@ void AttentionWindowView::draw(const ImVec2& size, const TextureUpload& upload) 
   const float line = ImGui::GetTextLineHeightWithSpacing();
   const ImVec2 start = ImGui::GetCursorScreenPos();
   ImGui::TextUnformatted(m_data.title.c_str());
+  if (!m_data.scope.empty()) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("%s", m_data.scope.c_str());
+  }
   if (m_data.weights.size() >= 2) {
     for (int p = 0; p < static_cast<int>(m_data.phase_names.size()); ++p) {
       if (ImGui::RadioButton(m_data.phase_names[static_cast<std::size_t>(p)].c_str(),

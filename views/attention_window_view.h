@@ -22,6 +22,7 @@ namespace studio::views {
 
 struct AttentionWindowData {
   std::string title;                        // "layer 3 · head 5 — #2 qttt"
+  std::string scope;                        // "256 queries of the question and answer × ..."
   std::string caption;                      // the run's parameters, for exported figures
   std::vector<std::string> phase_names;     // "after prefill", "after qTTT"
   std::vector<std::vector<float>> weights;  // per phase: queries × keys, row-major

@@ -30,8 +30,7 @@
 // torch's headers (under the window and probe headers) use `slots` as a name, which Qt defines
 // as a keyword.
 #undef slots
-#include "core/engine/attention_window.h"
-#include "core/probe/attention_probe.h"
+#include "views/head_inspection.h"
 #define slots Q_SLOTS
 #include "sessions/session_reader.h"
 #include "sessions/session_store.h"
@@ -606,39 +605,13 @@ void MainWindow::showLatestHeadGrid() {
 void MainWindow::inspectHead(int layer, int head) {
   const RunTrace* run = m_traces->find(m_grid_run);
   if (!run) return;
-  const DocumentAttention before = documentAttention(*run, "prefill", layer, head);
-  if (before.weights.empty()) {
+  AttentionStrip strip = answerAttentionStrip(*run, layer, head);
+  if (strip.rows.empty()) {
     statusBar()->showMessage(tr("%1 kept no attention over the document")
                                  .arg(QString::fromStdString(run->label())), 6000);
     return;
   }
-  AttentionStrip strip;
-  strip.title = "layer " + std::to_string(layer) + " · head " + std::to_string(head) +
-                " — the answer's attention over the document, " + run->label();
-  strip.layer = layer;
-  strip.head = head;
-  strip.row_names.push_back("after prefill");
-  strip.rows.push_back(before.weights);
-  const DocumentAttention after = documentAttention(*run, "qttt", layer, head);
-  if (after.weights.size() == before.weights.size()) {
-    strip.row_names.push_back("after qTTT");
-    strip.rows.push_back(after.weights);
-  }
-  const std::string& text = run->spec.document_text;
-  const utf8::OffsetMap offsets(text);
-  std::vector<Span> target_bytes;
-  for (const Span& chars : run->spec.target_chars) {
-    target_bytes.push_back({static_cast<std::int64_t>(offsets.byteOf(static_cast<std::size_t>(chars.start))),
-                            static_cast<std::int64_t>(offsets.byteOf(static_cast<std::size_t>(chars.end)))});
-  }
-  for (const Span& bytes : engine::tokensCovering(before.token_bytes, target_bytes)) {
-    strip.targets.emplace_back(bytes.start, bytes.end);
-  }
-  for (const Span& bytes : before.token_bytes) {
-    const auto end = std::min<std::int64_t>(bytes.end, static_cast<std::int64_t>(text.size()));
-    strip.tokens.push_back(bytes.start < end ? text.substr(bytes.start, end - bytes.start) : "");
-  }
-  const auto tokens = static_cast<qint64>(before.weights.size());
+  const auto tokens = static_cast<qint64>(strip.tokens.size());
   m_diagnostics_panel->setStrip(std::move(strip));
   requestWindow(layer, head, 0, tokens, false);
 }
@@ -647,73 +620,33 @@ void MainWindow::requestWindow(int layer, int head, qint64 first_key, qint64 end
                                bool document_queries) {
   const RunTrace* run = m_traces->find(m_grid_run);
   if (!run) return;
-  const DocumentAttention before = documentAttention(*run, "prefill", layer, head);
-  const auto n = static_cast<std::int64_t>(before.weights.size());
-  std::int64_t first = std::clamp<std::int64_t>(first_key, 0, n);
-  std::int64_t end = std::clamp<std::int64_t>(end_key, first, n);
-  if (end <= first) return;
-  // At most kMaxWindowKeys keys, around the middle of what was asked for.
-  if (end - first > probe::kMaxWindowKeys) {
-    first = (first + end) / 2 - probe::kMaxWindowKeys / 2;
-    end = first + probe::kMaxWindowKeys;
-  }
+  const WindowScope scope{layer, head, first_key, end_key, document_queries};
   engine::AttentionWindowRequest request;
-  request.layer = layer;
-  request.head = head;
-  request.keys = {before.first_token + first, before.first_token + end};
-  // The question's and answer's queries (up to 256, ending at the answer query), or the keys'
-  // own last ones.
-  const std::int64_t last = document_queries ? request.keys.end : before.query_position + 1;
-  const std::int64_t count =
-      document_queries ? std::min<std::int64_t>(probe::kMaxWindowQueries, request.keys.size())
-                       : std::min<std::int64_t>(256, last);
-  request.queries = {last - count, last};
-  request.phases = {"prefill"};
-  if (!documentAttention(*run, "qttt", layer, head).weights.empty()) request.phases.push_back("qttt");
-
-  std::vector<std::pair<std::int64_t, std::int64_t>> targets;
-  for (const auto& [a, b] : m_diagnostics_panel->strip().strip().targets) {
-    const std::int64_t from = std::max(a, first) - first;
-    const std::int64_t to = std::min(b, end) - first;
-    if (to > from) targets.emplace_back(from, to);
+  try {
+    request = attentionWindowRequest(*run, scope);
+  } catch (const Error& error) {
+    m_diagnostics_panel->setQueryKeyWindowMessage(std::string("No query × key window: ") +
+                                                  error.what());
+    return;
   }
-  const std::string title =
-      "layer " + std::to_string(layer) + " · head " + std::to_string(head) + " — " + run->label() +
-      ": " + std::to_string(request.queries.size()) +
-      (document_queries ? " document queries" : " queries of the question and answer") + " × " +
-      std::to_string(request.keys.size()) + " document keys (prompt positions)";
   m_diagnostics_panel->setQueryKeyWindowMessage(
       "Computing the query × key window of layer " + std::to_string(layer) + " · head " +
       std::to_string(head) + ": replaying " + run->label() +
       (request.phases.size() > 1 ? " (its prefill and qTTT steps)" : " (its prefill)") +
       " after the runs queued before it…");
-  const std::vector<std::string> phases = request.phases;
-  m_runner->replayWindow(
-      run->spec, request,
-      [this, title, caption = run->parameterText(), phases, targets](
-          const engine::AttentionWindows& windows,
-                                     const std::string& error) {
-        if (!error.empty()) {
-          m_diagnostics_panel->setQueryKeyWindowMessage("No query × key window: " + error);
-          return;
-        }
-        AttentionWindowData data;
-        data.title = title;
-        data.caption = caption;
-        for (std::size_t p = 0; p < phases.size(); ++p) {
-          const torch::Tensor w = windows.weights[p].contiguous();  // [queries, keys]
-          data.phase_names.push_back(phases[p] == "qttt" ? "after qTTT" : "after prefill");
-          data.weights.emplace_back(w.data_ptr<float>(), w.data_ptr<float>() + w.numel());
-        }
-        data.queries = windows.request.queries.size();
-        data.keys = windows.request.keys.size();
-        data.first_query = windows.request.queries.start;
-        data.first_key = windows.request.keys.start;
-        data.query_tokens = windows.query_tokens;
-        data.key_tokens = windows.key_tokens;
-        data.targets = targets;
-        m_diagnostics_panel->setQueryKeyWindow(std::move(data));
-      });
+  const std::int64_t run_id = run->id;
+  m_runner->replayWindow(run->spec, request,
+                         [this, run_id, scope](const engine::AttentionWindows& windows,
+                                               const std::string& error) {
+                           const RunTrace* replayed = m_traces->find(run_id);
+                           if (!error.empty() || !replayed) {
+                             m_diagnostics_panel->setQueryKeyWindowMessage(
+                                 "No query × key window: " + (error.empty() ? "the run is gone" : error));
+                             return;
+                           }
+                           m_diagnostics_panel->setQueryKeyWindow(
+                               attentionWindowData(*replayed, scope, windows));
+                         });
 }
 
 }  // namespace studio::views

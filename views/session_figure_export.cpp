@@ -2,6 +2,7 @@
 
 #include <QGuiApplication>
 
+#include <algorithm>
 #include <memory>
 
 #include "core/common/error.h"
@@ -10,6 +11,10 @@
 #include "views/figure.h"
 #include "views/run_figures.h"
 #include "views/run_trace.h"
+// torch's headers (under head_inspection.h) use `slots` as a name, which Qt defines as a keyword.
+#undef slots
+#include "views/head_inspection.h"
+#define slots Q_SLOTS
 
 namespace studio::views {
 
@@ -31,6 +36,31 @@ bool acrossRuns(const std::string& figure) {
   return figure.rfind("dilution_", 0) == 0 || figure == "accuracy" || figure == "train_loss";
 }
 
+Figure attentionWindowFigure(const SessionFigureRequest& request, const RunTrace& run) {
+  const WindowScope scope{request.layer, request.head, request.first_key, request.end_key,
+                          request.document_queries};
+  const engine::AttentionWindowRequest window = attentionWindowRequest(run, scope);
+  const bool difference = request.window_phase == "difference";
+  const auto phase = std::find(window.phases.begin(), window.phases.end(), request.window_phase);
+  if (!difference && phase == window.phases.end()) {
+    throwArgument("--phase", request.window_phase + " is not a phase of " + run.label() +
+                                 " (prefill" + (window.phases.size() > 1 ? ", qttt or difference)" : ")"));
+  }
+  if (difference && window.phases.size() < 2) {
+    throwArgument("--phase", "difference needs a qTTT run; " + run.label() + " has only prefill");
+  }
+  engine::ModelCache models;
+  AttentionWindowView view;
+  view.setWindow(attentionWindowData(run, scope, engine::replayAttentionWindows(run.spec, window, models)));
+  view.setLogScale(request.log_scale);
+  if (difference) {
+    view.setDifferenceMode(true);
+  } else {
+    view.setPhase(static_cast<int>(phase - window.phases.begin()));
+  }
+  return view.figure();
+}
+
 }  // namespace
 
 std::vector<std::int64_t> figureRunIds(const std::string& figure, std::int64_t run_id,
@@ -39,10 +69,12 @@ std::vector<std::int64_t> figureRunIds(const std::string& figure, std::int64_t r
   return session_runs_same_model;
 }
 
+
 std::string exportSessionFigure(const SessionFigureRequest& request) {
   if (request.session.empty()) throwArgument("--session", "the session file is required");
   if (request.out.empty()) throwArgument("--out", "the output file is required");
-  bool known = false;
+  const bool window = request.figure == kAttentionWindowFigure;
+  bool known = window;
   for (const std::string& name : runFigureNames()) known = known || name == request.figure;
   if (!known) makeRunFigure(request.figure, {});  // throws, listing the figures
 
@@ -64,7 +96,8 @@ std::string exportSessionFigure(const SessionFigureRequest& request) {
   for (const RunTrace& trace : traces) runs.push_back(&trace);
 
   ensureGuiApplication();
-  const Figure figure = makeRunFigure(request.figure, runs);
+  const Figure figure =
+      window ? attentionWindowFigure(request, traces.front()) : makeRunFigure(request.figure, runs);
   FigureExportOptions options;
   options.size = request.size;
   exportFigure(figure, QString::fromStdString(request.out), request.format, options);

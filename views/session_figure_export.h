@@ -1,6 +1,8 @@
 #pragma once
 // Headless figure export from a session file: what `studio-cli export --figure NAME --run ID
-// --session FILE --format svg|png|pdf --out PATH` does, with the same figures as the window.
+// --session FILE --format svg|png|pdf --out PATH` does, with the same figures as the window:
+// runFigureNames(), and "attention_window", a head's query × key window, which replays the run
+// (head_inspection.h) on the model the session names.
 
 #include <QSize>
 
@@ -19,7 +21,20 @@ struct SessionFigureRequest {
   FigureFormat format = FigureFormat::Svg;
   std::string out;
   QSize size{960, 600};
+  // "attention_window": the head, the document tokens the keys cover, the queries (the question's
+  // and answer's, or the keys' own), the phase drawn ("prefill", "qttt" or "difference") and
+  // the scale.
+  int layer = 0;
+  int head = 0;
+  std::int64_t first_key = 0;
+  std::int64_t end_key = INT64_MAX;
+  bool document_queries = false;
+  std::string window_phase = "prefill";
+  bool log_scale = false;
 };
+
+// The name of the replayed query × key window figure.
+inline constexpr const char* kAttentionWindowFigure = "attention_window";
 
 // The runs a figure of `run_id` draws: the run itself; for the dilution and accuracy figures every
 // run of the session on the same model (a sweep over context lengths, one series per method), and

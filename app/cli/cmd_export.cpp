@@ -7,6 +7,8 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <tuple>
+#include <utility>
 
 #include "app/cli/cli_command.h"
 #include "core/common/error.h"
@@ -35,7 +37,33 @@ struct FigureCliOptions {
   std::string figure;
   int width = 960;
   int height = 600;
+  // attention_window
+  int layer = 0;
+  int head = 0;
+  std::string keys;  // "a:b" document tokens
+  bool document_queries = false;
+  std::string phase = "prefill";
+  bool log_scale = false;
 };
+
+#if STUDIO_GUI_BUILT
+// "a:b" → [a, b) with 0 ≤ a < b.
+std::pair<std::int64_t, std::int64_t> parseKeyRange(const std::string& text) {
+  const auto colon = text.find(':');
+  try {
+    if (colon != std::string::npos) {
+      std::size_t used_a = 0, used_b = 0;
+      const std::string a = text.substr(0, colon), b = text.substr(colon + 1);
+      const long long first = std::stoll(a, &used_a), end = std::stoll(b, &used_b);
+      if (used_a == a.size() && used_b == b.size() && first >= 0 && end > first) {
+        return {first, end};
+      }
+    }
+  } catch (const std::exception&) {
+  }
+  throwArgument("--keys", "'" + text + "': expected FIRST:END document tokens, 0 ≤ FIRST < END");
+}
+#endif
 
 void addSessionExportOptions(CLI::App* command, SessionExportOptions& options) {
   command->add_option("--session", options.session, "The session file (.sqlite) to export from");
@@ -84,6 +112,8 @@ void addFigureExportOptions(CLI::App* command, FigureCliOptions& options) {
   for (const std::string& name : views::runFigureNames()) {
     names += (names.empty() ? "" : ", ") + name;
   }
+  names += std::string(", ") + views::kAttentionWindowFigure +
+           " (a head's query × key window, replayed: --layer, --head, --keys, --phase)";
 #else
   const std::string names = "(this studio-cli was built without Qt: none)";
 #endif
@@ -93,6 +123,20 @@ void addFigureExportOptions(CLI::App* command, FigureCliOptions& options) {
       ->check(CLI::Range(64, 20000));
   command->add_option("--height", options.height, "Figure height in pixels (1/96 inch)")
       ->check(CLI::Range(64, 20000));
+  command->add_option("--layer", options.layer, "attention_window: the layer")
+      ->check(CLI::NonNegativeNumber);
+  command->add_option("--head", options.head, "attention_window: the query head")
+      ->check(CLI::NonNegativeNumber);
+  command->add_option("--keys", options.keys,
+                      "attention_window: FIRST:END, the document tokens the keys cover (default: "
+                      "all, at most 4096 around their middle)");
+  command->add_flag("--document-queries", options.document_queries,
+                    "attention_window: the keys' own queries (the last 512) instead of the "
+                    "question's and answer's last 256");
+  command->add_option("--phase", options.phase,
+                      "attention_window: prefill (default), qttt, or difference (qttt − prefill)")
+      ->check(CLI::IsMember({"prefill", "qttt", "difference"}));
+  command->add_flag("--log", options.log_scale, "attention_window: colour on a log scale");
 }
 
 void runFigureExport(const FigureCliOptions& figure, const SessionExportOptions& session) {
@@ -107,6 +151,12 @@ void runFigureExport(const FigureCliOptions& figure, const SessionExportOptions&
   request.format = views::figureFormatFromName(format);
   request.out = session.out;
   request.size = QSize(figure.width, figure.height);
+  request.layer = figure.layer;
+  request.head = figure.head;
+  if (!figure.keys.empty()) std::tie(request.first_key, request.end_key) = parseKeyRange(figure.keys);
+  request.document_queries = figure.document_queries;
+  request.window_phase = figure.phase;
+  request.log_scale = figure.log_scale;
   const std::string title = views::exportSessionFigure(request);
   std::cout << "exported figure " << figure.figure << " (" << title << ") of run " << session.run_id
             << " as " << format << ": " << session.out << "\n";

@@ -229,7 +229,8 @@ TEST_CASE("figures export to SVG, PDF and PNG of the asked size", "[gui]") {
 
 TEST_CASE("the query × key window exports as a pooled heatmap in prompt positions", "[gui]") {
   AttentionWindowData data;
-  data.title = "layer 1 · head 2 — #2 qttt";
+  data.title = "layer 1 · head 2, #2 qttt";
+  data.scope = "256 queries of the question and answer × 2000 document keys";
   data.caption = "qttt steps=3 span=16";
   data.queries = 256;
   data.keys = 2000;
@@ -247,7 +248,7 @@ TEST_CASE("the query × key window exports as a pooled heatmap in prompt positio
   REQUIRE(figure.isHeatmap());
   CHECK(figure.name == "attention_window");
   CHECK(figure.title.find("after qTTT") != std::string::npos);
-  CHECK(figure.caption == data.caption);
+  CHECK(figure.caption == data.scope + "; " + data.caption);
   CHECK(figure.heatmap.rows == 240);
   CHECK(figure.heatmap.columns == 480);
   CHECK(figure.heatmap.row_origin == 1800);

@@ -7,6 +7,8 @@
 #include <QImage>
 #include <QString>
 
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include "support/run_cli.h"
@@ -60,6 +62,34 @@ TEST_CASE("studio --inspect shows a head's query × key window in the screenshot
                                     " --inspect 7:0 --screenshot " + shot + ".bad");
   CHECK(bad_layer.exit_code == 1);
   CHECK(bad_layer.err.find("No query × key window: layer: 7") != std::string::npos);
+
+  // The same window headless, as a figure: the qTTT run's difference, and errors that say what.
+  REQUIRE(runCli("run --model " + model.path() + " --item " + item +
+                 " --method in_context --max-tokens 2 --session " + session)
+              .exit_code == 0);
+  const std::string svg = (dir.path() / "window.svg").string();
+  const std::string figure = "export --session " + session + " --figure attention_window ";
+  const auto exported = runCli(figure + "--run 1 --layer 1 --head 2 --keys 0:600 --phase difference "
+                                        "--format svg --out " + svg);
+  INFO(exported.err);
+  CHECK(exported.exit_code == 0);
+  CHECK(exported.out.find("after qTTT − after prefill") != std::string::npos);
+  std::ifstream written(svg);
+  const std::string text((std::istreambuf_iterator<char>(written)), std::istreambuf_iterator<char>());
+  CHECK(text.find("<svg") != std::string::npos);
+  struct Bad {
+    std::string args, says;
+  };
+  for (const Bad& bad : {Bad{"--run 2 --phase difference", "difference needs a qTTT run"},
+                         Bad{"--run 2 --phase qttt", "qttt is not a phase of #2 in_context"},
+                         Bad{"--run 1 --keys 5:3", "--keys"},
+                         Bad{"--run 1 --keys 900000:900010", "covers none of the"},
+                         Bad{"--run 1 --layer 9", "layer: 9"}}) {
+    INFO(bad.args);
+    const auto refused = runCli(figure + bad.args + " --out " + svg + ".bad");
+    CHECK(refused.exit_code == 2);
+    CHECK(refused.err.find(bad.says) != std::string::npos);
+  }
 
   for (const std::string spelling : {"1", "1:x", "-1:0", "1:2:3"}) {
     INFO(spelling);
