@@ -51,12 +51,6 @@ void AttentionStripView::zoom(double factor, double anchor) {
              static_cast<std::int64_t>(std::llround(left + width)));
 }
 
-std::vector<float> AttentionStripView::binned(const std::vector<float>& values, std::int64_t first,
-                                              std::int64_t end, int columns) {
-  return maxMagnitudePool(values, static_cast<std::int64_t>(values.size()), {0, 1}, {first, end},
-                          1, columns);
-}
-
 void AttentionStripView::draw(const ImVec2& size) {
   if (empty()) return;
   const float line = ImGui::GetTextLineHeightWithSpacing();
@@ -108,7 +102,8 @@ void AttentionStripView::draw(const ImVec2& size) {
   for (std::size_t r = 0; r < rows.size(); ++r) {
     const float y0 = area_min.y + static_cast<float>(r) * (row_h + 2.f);
     list->AddText(ImVec2(origin.x, y0 + (row_h - line) * 0.5f), text, names[r].c_str());
-    const std::vector<float> bins = binned(rows[r], m_first, m_end, columns);
+    const std::vector<float> bins = maxMagnitudePool(
+        rows[r], static_cast<std::int64_t>(rows[r].size()), {0, 1}, {m_first, m_end}, 1, columns);
     for (int c = 0; c < columns; ++c) {
       const float v = bins[static_cast<std::size_t>(c)];
       const ImU32 colour = toImU32(m_difference ? divergingColor(top > 0 ? v / top : 0.f)

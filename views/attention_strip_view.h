@@ -4,7 +4,7 @@
 // or their difference (after − before, on a diverging scale). The key axis zooms with the mouse
 // wheel and pans by dragging; a switch puts the weights on a log scale; hovering shows the token,
 // its position and the value. Zoomed out, each pixel column shows the largest weight of the
-// tokens it covers, so a needle never disappears between pixels.
+// tokens it covers (max_pool.h), so a needle never disappears between pixels.
 
 #include <cstdint>
 #include <string>
@@ -46,10 +46,6 @@ class AttentionStripView {
   // The token under the mouse in the last frame, −1 for none.
   std::int64_t hoveredToken() const { return m_hovered; }
 
-  // What a row shows over tokens [first, end) at `columns` pixel columns: per column the largest
-  // |value| of its tokens (signed), for the drawing and the tests.
-  static std::vector<float> binned(const std::vector<float>& values, std::int64_t first,
-                                   std::int64_t end, int columns);
 
  private:
   AttentionStrip m_strip;

@@ -1,9 +1,7 @@
-// The head inspector's strip: binning that never loses a needle, zoom and pan limits, and bad
-// input refused.
+// The head inspector's strip: zoom and pan limits, and bad input refused (its pooling is
+// max_pool.h's, tested with the query × key window's in test_attention_window.cpp).
 
 #include <catch2/catch.hpp>
-
-#include <cmath>
 
 #include "core/common/error.h"
 #include "views/attention_strip_view.h"
@@ -25,20 +23,6 @@ AttentionStrip strip(std::size_t tokens, std::size_t rows) {
 }
 
 }  // namespace
-
-TEST_CASE("a zoomed-out strip shows the largest weight of each column's tokens", "[gui]") {
-  std::vector<float> values(10000, 1e-5f);
-  values[4321] = 0.6f;   // a needle among 10000 tokens
-  values[9000] = -0.3f;  // a difference row keeps its sign
-  const std::vector<float> bins = AttentionStripView::binned(values, 0, 10000, 100);
-  REQUIRE(bins.size() == 100);
-  CHECK(bins[43] == Approx(0.6f));
-  CHECK(bins[90] == Approx(-0.3f));
-  CHECK(bins[0] == Approx(1e-5f));
-  // Zoomed in past one token per column: every column holds its own token.
-  const std::vector<float> close = AttentionStripView::binned(values, 4320, 4324, 4);
-  CHECK(close == std::vector<float>{1e-5f, 0.6f, 1e-5f, 1e-5f});
-}
 
 TEST_CASE("the strip's zoom and pan stay inside the document", "[gui]") {
   AttentionStripView view;

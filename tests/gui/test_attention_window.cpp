@@ -48,6 +48,12 @@ TEST_CASE("max-magnitude pooling keeps a single sharp cell and its sign", "[gui]
   const auto close = maxMagnitudePool(values, 3000, {137, 138}, {2221, 2223}, 2, 4);
   CHECK(close == std::vector<float>{0.001f, 0.001f, 0.9f, 0.9f, 0.001f, 0.001f, 0.9f, 0.9f});
   CHECK(maxMagnitudePool(values, 3000, {0, 0}, {0, 10}, 3, 3) == std::vector<float>(9, 0.f));
+  // One row, as the strip draws it: 10000 tokens in 100 columns keep the needle.
+  std::vector<float> row(10000, 1e-5f);
+  row[4321] = 0.6f;
+  const auto columns = maxMagnitudePool(row, 10000, {0, 1}, {0, 10000}, 1, 100);
+  CHECK(columns[43] == Approx(0.6f));
+  CHECK(columns[0] == Approx(1e-5f));
 }
 
 TEST_CASE("the window's zoom and pan stay inside it on both axes", "[gui]") {
