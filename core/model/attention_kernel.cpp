@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "core/common/error.h"
+#include "core/common/torch_compat.h"
 
 namespace studio::model {
 
@@ -182,7 +183,12 @@ AttentionOutput causalAttention(const Tensor& q, const Tensor& k, const Tensor& 
   checkShapes(q, k, v, q_positions);
   const std::int64_t chunk = chunkLength(shapesOf(q, k), max_chunk_elements);
   auto positions = q_positions.to(q.device(), torch::kInt64).contiguous();
-  auto outputs = ChunkedAttentionFunction::apply(q.contiguous(), k, v, positions, scale, chunk);
+  // One dtype for q, k and v (autocast's where it is on, else the widest of the three): the
+  // backward runs outside autocast and multiplies the saved tensors with each other.
+  const torch::ScalarType dtype = compat::autocastDtype(q.device()).value_or(
+      at::promote_types(q.scalar_type(), at::promote_types(k.scalar_type(), v.scalar_type())));
+  auto outputs = ChunkedAttentionFunction::apply(q.to(dtype).contiguous(), k.to(dtype), v.to(dtype),
+                                                 positions, scale, chunk);
   return {outputs[0], outputs[1]};
 }
 

@@ -1,7 +1,5 @@
 #include "core/train/trainer.h"
 
-#include <ATen/autocast_mode.h>
-
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -9,6 +7,7 @@
 #include <sstream>
 
 #include "core/common/error.h"
+#include "core/common/torch_compat.h"
 #include "core/model/atomic_file_writer.h"
 #include "core/model/checkpoint_writer.h"
 #include "core/model/model_loader.h"
@@ -71,14 +70,10 @@ void requireSameRecipe(const nlohmann::json& stored, const nlohmann::json& curre
 class AutocastScope {
  public:
   explicit AutocastScope(bool on) : m_on(on) {
-    if (!m_on) return;
-    at::autocast::set_autocast_gpu_dtype(at::kBFloat16);
-    at::autocast::set_enabled(true);
+    if (m_on) compat::setCudaBf16Autocast(true);
   }
   ~AutocastScope() {
-    if (!m_on) return;
-    at::autocast::set_enabled(false);
-    at::autocast::clear_cache();
+    if (m_on) compat::setCudaBf16Autocast(false);
   }
   AutocastScope(const AutocastScope&) = delete;
   AutocastScope& operator=(const AutocastScope&) = delete;

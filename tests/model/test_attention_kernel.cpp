@@ -116,3 +116,37 @@ TEST_CASE("KV cache: forks share the prefix and diverge independently; truncate 
   CHECK(torch::equal(cache.contiguous(0).first, torch::cat({k1, k2}, 2)));
   CHECK(cache.bytes() > 0);
 }
+
+TEST_CASE("attention kernel: q, k and v of different dtypes run in the widest, gradients in each "
+          "input's own", "[model]") {
+  // Under CUDA autocast the projections come out bf16 while a normed q may be float32; the
+  // backward runs outside autocast and multiplies the saved tensors with each other.
+  torch::manual_seed(3);
+  const torch::Tensor q0 = torch::randn({1, 4, 5, 8});                                  // f32
+  const torch::Tensor k0 = torch::randn({1, 2, 12, 8}).to(torch::kBFloat16);
+  const torch::Tensor v0 = torch::randn({1, 2, 12, 8}).to(torch::kBFloat16);
+  const torch::Tensor positions = torch::tensor({2, 5, 7, 8, 11}, torch::kInt64);
+  const torch::Tensor weights = torch::randn({1, 4, 5, 8}, torch::kFloat64);
+
+  torch::Tensor q = q0.clone().requires_grad_(true);
+  torch::Tensor k = k0.clone().requires_grad_(true);
+  torch::Tensor v = v0.clone().requires_grad_(true);
+  const auto got = model::causalAttention(q, k, v, positions, 0.3, 16);
+  CHECK(got.out.scalar_type() == torch::kFloat32);
+  (got.out.to(torch::kFloat64) * weights).sum().backward();
+  CHECK(q.grad().scalar_type() == torch::kFloat32);
+  CHECK(k.grad().scalar_type() == torch::kBFloat16);
+  CHECK(v.grad().scalar_type() == torch::kBFloat16);
+
+  // Reference: the same (bf16-rounded) values in float64.
+  torch::Tensor qr = q0.to(torch::kFloat64).requires_grad_(true);
+  torch::Tensor kr = k0.to(torch::kFloat64).requires_grad_(true);
+  torch::Tensor vr = v0.to(torch::kFloat64).requires_grad_(true);
+  const auto expected = bruteForce(qr, kr, vr, positions, 0.3);
+  (expected.out * weights).sum().backward();
+  CHECK(torch::allclose(got.out.to(torch::kFloat64), expected.out, 1e-5, 1e-5));
+  CHECK(torch::allclose(q.grad().to(torch::kFloat64), qr.grad(), 1e-4, 1e-4));
+  // k and v's gradients are rounded to bf16 (8 bits of mantissa).
+  CHECK(torch::allclose(k.grad().to(torch::kFloat64), kr.grad(), 2e-2, 2e-2));
+  CHECK(torch::allclose(v.grad().to(torch::kFloat64), vr.grad(), 2e-2, 2e-2));
+}
