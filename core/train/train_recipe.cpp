@@ -95,9 +95,10 @@ nlohmann::json readJsonFile(const std::string& path) {
 }
 
 MixtureSource parseSource(const nlohmann::json& json, const std::string& file,
-                          const std::string& path, const std::string& base_dir) {
+                          const std::string& path, const std::string& base_dir,
+                          std::int64_t seq_len) {
   const Fields f(json, file, path);
-  f.allowOnly({"task", "weight", "params", "ranges", "text_files"});
+  f.allowOnly({"task", "weight", "params", "ranges", "text_files", "window"});
   MixtureSource source;
   source.weight = f.number("weight", 1.0, 0.0, 1e9);
   if (source.weight <= 0) f.fail("weight", "must be positive");
@@ -113,8 +114,11 @@ MixtureSource parseSource(const nlohmann::json& json, const std::string& file,
       source.text_files.push_back(resolvePath(name.get<std::string>(), base_dir));
     }
     if (f.has("params") || f.has("ranges")) f.fail("", "text files take no params or ranges");
+    source.window = f.integer("window", 0, 0, seq_len);
+    if (source.window == 1) f.fail("window", "must be at least 2 tokens (or 0 for data.seq_len)");
     return source;
   }
+  if (f.has("window")) f.fail("window", "applies to text_files only");
   if (f.has("params")) {
     if (!f.at("params").is_object()) f.fail("params", "must be an object");
     source.params = f.at("params");
@@ -181,7 +185,8 @@ TrainRecipe TrainRecipe::fromJson(const nlohmann::json& json, const std::string&
   const auto& mixture = data.at("mixture");
   for (std::size_t i = 0; i < mixture.size(); ++i) {
     recipe.data.mixture.push_back(
-        parseSource(mixture[i], file, "data.mixture[" + std::to_string(i) + "]", base_dir));
+        parseSource(mixture[i], file, "data.mixture[" + std::to_string(i) + "]", base_dir,
+                    recipe.data.seq_len));
   }
 
   if (f.has("optimizer")) {

@@ -8,7 +8,7 @@
 //   "data": {"seq_len": 1024, "context_loss_weight": 0.1, "same_source_per_batch": false,
 //            "mixture": [
 //     {"task": "niah", "weight": 1, "params": {}, "ranges": {"chars": [100, 600]}},
-//     {"text_files": ["a.txt"], "weight": 0.5}]},
+//     {"text_files": ["a.txt"], "weight": 0.5, "window": 512}]},
 //   "optimizer": {"lr": 1e-3, "min_lr_ratio": 0.1, "warmup_steps": 50, "weight_decay": 0.1,
 //                 "beta1": 0.9, "beta2": 0.95, "eps": 1e-8, "clip": 1.0},
 //   "steps": 1000, "batch_size": 8, "seed": 1, "device": "cpu", "dtype": "f32", "threads": 0,
@@ -37,6 +37,9 @@ struct MixtureSource {
   // one in [lo, hi).
   std::map<std::string, std::pair<double, double>> ranges;
   std::vector<std::string> text_files;
+  // Text files: tokens per example (a random window), at most seq_len; 0 means seq_len. Short
+  // windows keep text cheap beside long task items, which set seq_len.
+  std::int64_t window = 0;
 
   std::string label() const;  // the task name or "text"
 };

@@ -28,6 +28,11 @@ std::string readFile(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
+// Tokens per example of a text source.
+std::int64_t textWindow(const MixtureSource& source, std::int64_t seq_len) {
+  return source.window > 0 ? source.window : seq_len;
+}
+
 }  // namespace
 
 std::uint64_t trainingItemSeed(std::uint64_t recipe_seed, std::int64_t step, std::int64_t slot,
@@ -79,12 +84,13 @@ TrainingData::TrainingData(const DataRecipe& recipe,
         throwError(ErrorKind::Config, "recipe", field + ".params", error.what());
       }
     } else {
+      const std::int64_t window = textWindow(r, recipe.seq_len);
       for (const std::string& path : r.text_files) {
         std::vector<std::int64_t> ids = m_tokenizer->encode(readFile(path)).ids;
-        if (static_cast<std::int64_t>(ids.size()) < recipe.seq_len + 1) {
+        if (static_cast<std::int64_t>(ids.size()) < window + 1) {
           throwError(ErrorKind::Io, path, "",
-                     "has " + std::to_string(ids.size()) + " tokens, fewer than seq_len + 1 (" +
-                         std::to_string(recipe.seq_len + 1) + ")");
+                     "has " + std::to_string(ids.size()) + " tokens, fewer than the window + 1 (" +
+                         std::to_string(window + 1) + ")");
         }
         source.texts.push_back(std::move(ids));
       }
@@ -169,7 +175,7 @@ TrainingExample TrainingData::textExample(const Source& source, std::int64_t ste
   task::SeededRng rng = task::SeededRng::stream(exampleStreamSeed(m_seed, step, slot), "text");
   const auto& ids = source.texts[static_cast<std::size_t>(
       rng.uniformInt(0, static_cast<std::int64_t>(source.texts.size()) - 1))];
-  const std::int64_t length = m_recipe.seq_len;
+  const std::int64_t length = textWindow(source.recipe, m_recipe.seq_len);
   const std::int64_t start = rng.uniformInt(0, static_cast<std::int64_t>(ids.size()) - length);
   TrainingExample example;
   example.source = source.recipe.label();

@@ -89,6 +89,32 @@ TEST_CASE("an unknown task or a text file too short for seq_len is named", "[tra
                     Catch::Contains("short.txt"));
 }
 
+TEST_CASE("a text source's window sets its examples' length, at most seq_len", "[train]") {
+  const auto tokenizer = tokenizer::Tokenizer::fromJson(tokenizer::byteLevelTokenizerJson(), "t");
+  TempDir dir("text-window");
+  std::ofstream(dir / "a.txt") << std::string(500, 'x');
+  auto json = tinyRecipeJson(10, (dir / "a.txt").string());  // seq_len 64
+  json["data"]["mixture"][0]["window"] = 16;
+  const auto recipe = train::TrainRecipe::fromJson(json, "r.json");
+  const train::TrainingData data(recipe.data, tokenizer, 256, 1);
+  CHECK(data.example(0, 0).ids.size() == 16);
+  CHECK(data.batch(0, 2).inputs.size(1) == 15);
+
+  json["data"]["mixture"][0].erase("window");
+  const train::TrainingData whole(train::TrainRecipe::fromJson(json, "r.json").data, tokenizer, 256, 1);
+  CHECK(whole.example(0, 0).ids.size() == 64);
+
+  for (const int bad : {1, 65, -3}) {
+    INFO("window " << bad);
+    json["data"]["mixture"][0]["window"] = bad;
+    CHECK(errorField([&] { train::TrainRecipe::fromJson(json, "r.json"); }) ==
+          "data.mixture[0].window");
+  }
+  json = tinyRecipeJson(10);  // a task source
+  json["data"]["mixture"][0]["window"] = 16;
+  CHECK(errorField([&] { train::TrainRecipe::fromJson(json, "r.json"); }) == "data.mixture[0].window");
+}
+
 TEST_CASE("training examples are the engine's answer prompt plus the answer, seeded", "[train]") {
   const auto tokenizer = tokenizer::Tokenizer::fromJson(tokenizer::byteLevelTokenizerJson(), "t");
   const auto recipe = tinyRecipe(10);
