@@ -119,8 +119,9 @@ TEST_CASE("KV cache: forks share the prefix and diverge independently; truncate 
 
 TEST_CASE("attention kernel: q, k and v of different dtypes run in the widest, gradients in each "
           "input's own", "[model]") {
-  // Under CUDA autocast the projections come out bf16 while a normed q may be float32; the
-  // backward runs outside autocast and multiplies the saved tensors with each other.
+  // Under CUDA autocast the projections come out bf16, but q/k-norm's float32 weight promotes q
+  // and k back to float32 while v stays bf16; the backward runs outside autocast and multiplies
+  // the saved tensors with each other.
   torch::manual_seed(3);
   const torch::Tensor q0 = torch::randn({1, 4, 5, 8});                                  // f32
   const torch::Tensor k0 = torch::randn({1, 2, 12, 8}).to(torch::kBFloat16);
