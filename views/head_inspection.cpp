@@ -80,7 +80,7 @@ engine::AttentionWindowRequest attentionWindowRequest(const RunTrace& run, const
                              : std::min<std::int64_t>(256, last);
   request.queries = {last - count, last};
   request.phases = {"prefill"};
-  if (!documentAttention(run, "qttt", scope.layer, scope.head).weights.empty()) {
+  if (hasDocumentAttention(run, "qttt")) {
     request.phases.push_back("qttt");
   }
   return request;

@@ -72,15 +72,29 @@ const probe::ProbeResult* RunTrace::probeAfter() const {
   return firstProbe("decode");
 }
 
-DocumentAttention documentAttention(const RunTrace& run, const std::string& phase, int layer,
-                                    int head) {
-  DocumentAttention out;
+namespace {
+
+// The run's last answer_attention artifact of `phase` ([layers, heads, document tokens]), or null.
+const engine::ArtifactEvent* answerAttentionArtifact(const RunTrace& run, const std::string& phase) {
   const engine::ArtifactEvent* artifact = nullptr;
   for (const auto& a : run.answer_attention) {
     const auto meta = nlohmann::json::parse(a.meta_json, nullptr, false);
     if (meta.is_object() && meta.value("phase", "") == phase) artifact = &a;
   }
-  if (!artifact || artifact->shape.size() != 3) return out;
+  return artifact && artifact->shape.size() == 3 ? artifact : nullptr;
+}
+
+}  // namespace
+
+bool hasDocumentAttention(const RunTrace& run, const std::string& phase) {
+  return answerAttentionArtifact(run, phase) != nullptr;
+}
+
+DocumentAttention documentAttention(const RunTrace& run, const std::string& phase, int layer,
+                                    int head) {
+  DocumentAttention out;
+  const engine::ArtifactEvent* artifact = answerAttentionArtifact(run, phase);
+  if (!artifact) return out;
   const auto meta = nlohmann::json::parse(artifact->meta_json);
   const std::int64_t L = artifact->shape[0], H = artifact->shape[1], n = artifact->shape[2];
   const auto& starts = meta.at("token_starts");

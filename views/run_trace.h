@@ -59,6 +59,8 @@ struct DocumentAttention {
 };
 DocumentAttention documentAttention(const RunTrace& run, const std::string& phase, int layer,
                                     int head);
+// Whether the run kept an answer_attention artifact of `phase`, without reading its weights.
+bool hasDocumentAttention(const RunTrace& run, const std::string& phase);
 
 // Reads run `run_id` back; throws studio::Error (Session) when the session has no such run.
 RunTrace loadRunTrace(const sessions::SessionReader& reader, std::int64_t run_id);
