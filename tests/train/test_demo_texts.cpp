@@ -143,7 +143,8 @@ TEST_CASE("the probes read a byte-level checkpoint and name a checkpoint they ca
   INFO(ledger.err);
   REQUIRE(ledger.exit_code == 0);
   CHECK_THAT(ledger.out, Catch::Matches(".*2 ledgers: last digit \\d+\\.\\d{3} nats, [0-2]/2 right; "
-                                        "all three digits \\d+\\.\\d{3} nats, ids right [0-2]/2\n"));
+                                        "all three digits \\d+\\.\\d{3} nats, ids right [0-2]/2; "
+                                        "carried balances \\d+\\.\\d{3} nats per digit\n"));
   const auto copying = runCommand("python3 " + kScripts + "probe-copying '" + model +
                                   "' --blocks 1 --codes 6" + cli);
   INFO(copying.err);
