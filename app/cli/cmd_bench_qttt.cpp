@@ -6,7 +6,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -37,12 +36,6 @@ struct BenchQtttOptions {
   bool json = false;
 };
 
-using Clock = std::chrono::steady_clock;
-
-double secondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
 // A small qwen3 shape that runs 16k tokens on a CPU in seconds.
 model::ModelConfig smallConfig() {
   return model::ModelConfig::fromJson({{"model_type", "qwen3"},
@@ -61,19 +54,20 @@ model::ModelConfig smallConfig() {
                                       "bench qttt model");
 }
 
-nlohmann::json benchLength(model::CausalLMImpl& lm, std::int64_t length,
-                           const BenchQtttOptions& options) {
+nlohmann::json benchLength(model::CausalLMImpl& lm, const torch::Device& device,
+                           std::int64_t length, const BenchQtttOptions& options) {
   task::SeededRng rng = task::SeededRng::stream(length, "bench_qttt");
   std::vector<std::int64_t> ids(static_cast<std::size_t>(length));
   for (auto& id : ids) id = rng.uniformInt(0, lm.config().vocab_size - 1);
   const std::int64_t span = std::min(options.span, length - 1);
 
+  // Timed passes first; each memory figure comes from one more, untimed pass, because the heap
+  // sampler's thread would disturb the timing.
   model::KVCache cache(lm.numLayers());
-  double prefill_seconds = 0;
+  const double prefill_seconds = timeSeconds(device, [&] { model::prefill(lm, cache, ids); });
   const double prefill_bytes = peakHeapBytesDuring([&] {
-    const auto start = Clock::now();
-    model::prefill(lm, cache, ids);
-    prefill_seconds = secondsSince(start);
+    model::KVCache scratch(lm.numLayers());
+    model::prefill(lm, scratch, ids);
   });
 
   plugins::QueryAdapterOptions adapter_options;
@@ -82,21 +76,17 @@ nlohmann::json benchLength(model::CausalLMImpl& lm, std::int64_t length,
   auto starts = [&] { return rng.uniformInt(1, length - span) - 1; };
   adapter.step(cache, ids, starts(), span);  // warm-up
   std::vector<double> step_seconds;
-  const double step_bytes = peakHeapBytesDuring([&] {
-    for (int i = 0; i < options.steps; ++i) {
-      const auto start = Clock::now();
-      adapter.step(cache, ids, starts(), span);
-      step_seconds.push_back(secondsSince(start));
-    }
-  });
+  for (int i = 0; i < options.steps; ++i) {
+    step_seconds.push_back(timeSeconds(device, [&] { adapter.step(cache, ids, starts(), span); }));
+  }
+  const double step_bytes = peakHeapBytesDuring([&] { adapter.step(cache, ids, starts(), span); });
   std::vector<double> naive_seconds;
-  const double naive_bytes = peakHeapBytesDuring([&] {
-    for (int i = 0; i < options.naive_steps; ++i) {
-      const auto start = Clock::now();
-      adapter.stepFullContext(ids, starts(), span);
-      naive_seconds.push_back(secondsSince(start));
-    }
-  });
+  for (int i = 0; i < options.naive_steps; ++i) {
+    naive_seconds.push_back(
+        timeSeconds(device, [&] { adapter.stepFullContext(ids, starts(), span); }));
+  }
+  const double naive_bytes =
+      peakHeapBytesDuring([&] { adapter.stepFullContext(ids, starts(), span); });
   const double step = *std::min_element(step_seconds.begin(), step_seconds.end());
   const double naive = *std::min_element(naive_seconds.begin(), naive_seconds.end());
   const engine::FlopShape shape = engine::FlopShape::of(lm.config());
@@ -133,7 +123,7 @@ void runBench(const BenchQtttOptions& options) {
   nlohmann::json rows = nlohmann::json::array();
   for (std::int64_t length : options.lengths) {
     if (length < 2) throwArgument("--lengths", "every length must be at least 2");
-    rows.push_back(benchLength(*loaded->lm, length, options));
+    rows.push_back(benchLength(*loaded->lm, loaded->device, length, options));
     if (!options.json) {
       const auto& row = rows.back();
       std::cout << "T=" << length << " k=" << row["span"] << ": prefill "
