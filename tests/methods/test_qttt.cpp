@@ -35,17 +35,30 @@ std::map<std::string, torch::Tensor> snapshot(model::CausalLMImpl& lm) {
 
 bool isQuery(const std::string& name) { return name.find("q_proj.weight") != std::string::npos; }
 
+// A tiny model loaded afresh, with documentIds() prefilled into its KV cache: where most tests
+// here start.
+struct PrefilledTinyModel {
+  explicit PrefilledTinyModel(const std::string& tag, std::uint64_t seed = 7, double scale = 4.0)
+      : folder(tag, seed, scale), loaded(folder.load()), lm(*loaded->lm), ids(documentIds()),
+        cache(lm.numLayers()) {
+    model::prefill(lm, cache, ids);
+  }
+  TinyModelFolder folder;
+  std::shared_ptr<model::LoadedModel> loaded;
+  model::CausalLMImpl& lm;
+  const std::vector<std::int64_t> ids;
+  model::KVCache cache;
+};
+
 }  // namespace
 
 TEST_CASE("qTTT leaves every parameter and the KV cache bit-identical and restores W_Q",
           "[methods][qttt]") {
-  TinyModelFolder folder("qttt-identical");
-  auto loaded = folder.load();
-  model::CausalLMImpl& lm = *loaded->lm;
+  PrefilledTinyModel tiny("qttt-identical");
+  model::CausalLMImpl& lm = tiny.lm;
   const auto before = snapshot(lm);
-  const auto ids = documentIds();
-  model::KVCache cache(lm.numLayers());
-  model::prefill(lm, cache, ids);
+  const auto& ids = tiny.ids;
+  model::KVCache& cache = tiny.cache;
   std::vector<std::pair<torch::Tensor, torch::Tensor>> kv;
   for (int i = 0; i < lm.numLayers(); ++i) {
     auto [k, v] = cache.contiguous(i);
@@ -113,13 +126,11 @@ TEST_CASE("a qttt run restores the model it adapted", "[methods][qttt]") {
 
 TEST_CASE("before any update the span path over the frozen cache matches a full forward",
           "[methods][qttt]") {
-  TinyModelFolder folder("qttt-span-path");
-  auto loaded = folder.load();
-  model::CausalLMImpl& lm = *loaded->lm;
-  const auto ids = documentIds();
+  PrefilledTinyModel tiny("qttt-span-path");
+  model::CausalLMImpl& lm = tiny.lm;
+  const auto& ids = tiny.ids;
+  model::KVCache& cache = tiny.cache;
   const torch::Tensor full = methods_test::fullLogits(lm, ids);  // [T, vocab]
-  model::KVCache cache(lm.numLayers());
-  model::prefill(lm, cache, ids);
   plugins::QueryAdapter adapter(lm, {});
   torch::NoGradGuard no_grad;
   for (std::int64_t start : {0, 5, 20}) {
@@ -133,12 +144,10 @@ TEST_CASE("before any update the span path over the frozen cache matches a full 
 
 TEST_CASE("the span loss's gradient with respect to W_Q matches finite differences",
           "[methods][qttt]") {
-  TinyModelFolder folder("qttt-gradient", 11, 8.0);
-  auto loaded = folder.load();
-  model::CausalLMImpl& lm = *loaded->lm;
-  const auto ids = documentIds();
-  model::KVCache cache(lm.numLayers());
-  model::prefill(lm, cache, ids);
+  PrefilledTinyModel tiny("qttt-gradient", 11, 8.0);
+  model::CausalLMImpl& lm = tiny.lm;
+  const auto& ids = tiny.ids;
+  model::KVCache& cache = tiny.cache;
   plugins::QueryAdapter adapter(lm, {});
   const std::int64_t start = 7, k = 20;
 
@@ -180,12 +189,10 @@ TEST_CASE("a frozen-cache step and a full-context step share the loss and the la
   // same span loss. The last layer's W_Q reaches the loss only through that layer's queries, so its
   // gradient is the same both ways. An earlier layer's W_Q also moves the keys and values of the
   // layers above it in a full forward; Algorithm 1 freezes those, so there the gradients differ.
-  TinyModelFolder folder("qttt-same-update");
-  auto loaded = folder.load();
-  model::CausalLMImpl& lm = *loaded->lm;
-  const auto ids = documentIds();
-  model::KVCache cache(lm.numLayers());
-  model::prefill(lm, cache, ids);
+  PrefilledTinyModel tiny("qttt-same-update");
+  model::CausalLMImpl& lm = tiny.lm;
+  const auto& ids = tiny.ids;
+  model::KVCache& cache = tiny.cache;
   plugins::QueryAdapterOptions options;
   options.learning_rate = 3e-4;
   options.clip = 0;  // compare the raw gradients
@@ -211,12 +218,10 @@ TEST_CASE("a frozen-cache step and a full-context step share the loss and the la
 }
 
 TEST_CASE("with a fixed seed the span loss falls over 16 steps", "[methods][qttt]") {
-  TinyModelFolder folder("qttt-falls");
-  auto loaded = folder.load();
-  model::CausalLMImpl& lm = *loaded->lm;
-  const auto ids = documentIds();
-  model::KVCache cache(lm.numLayers());
-  model::prefill(lm, cache, ids);
+  PrefilledTinyModel tiny("qttt-falls");
+  model::CausalLMImpl& lm = tiny.lm;
+  const auto& ids = tiny.ids;
+  model::KVCache& cache = tiny.cache;
   plugins::QueryAdapterOptions options;
   options.learning_rate = 3e-4;
   plugins::QueryAdapter adapter(lm, options);
