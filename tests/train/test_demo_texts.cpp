@@ -4,10 +4,7 @@
 
 #include <catch2/catch.hpp>
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -15,6 +12,7 @@
 #include <vector>
 
 #include "support/run_cli.h"
+#include "support/temp_dir.h"
 
 using studio::test::runCommand;
 using studio::test::studioCliPath;
@@ -23,21 +21,16 @@ namespace {
 
 const std::string kScripts = std::string(STUDIO_SOURCE_DIR) + "/scripts/";
 
-std::string tempPath(const std::string& name) {
-  return (std::filesystem::temp_directory_path() /
-          ("studio-demo-texts-" + std::to_string(getpid()) + "-" + name))
-      .string();
-}
-
-// Runs a script that writes `out` and returns what it wrote.
-std::string writeText(const std::string& command, const std::string& out) {
+// Runs a script that writes the file named last on its command line, and returns what it wrote.
+std::string writeText(const std::string& command) {
+  const studio::test::TempDir dir("demo-texts");
+  const std::string out = dir.file("text.txt");
   const auto run = runCommand("python3 " + kScripts + command + " '" + out + "'");
   INFO(run.err);
   REQUIRE(run.exit_code == 0);
   std::ifstream file(out);
   std::stringstream text;
   text << file.rdbuf();
-  std::filesystem::remove(out);
   return text.str();
 }
 
@@ -53,7 +46,7 @@ std::vector<std::string> words(const std::string& list) {
 TEST_CASE("make-copy-text lists the codes twice, in the same order or permuted", "[train][demo]") {
   const std::regex block(R"(codes: ([A-Z0-9 ]+)\nagain: ([A-Z0-9 ]+)\n)");
   for (const std::string order : {"same", "shuffled"}) {
-    const std::string text = writeText("make-copy-text --order " + order, tempPath(order));
+    const std::string text = writeText("make-copy-text --order " + order);
     int blocks = 0, reordered = 0;
     for (std::sregex_iterator it(text.begin(), text.end(), block), end; it != end; ++it) {
       const auto first = words((*it)[1]), again = words((*it)[2]);
@@ -79,7 +72,7 @@ TEST_CASE("make-copy-text lists the codes twice, in the same order or permuted",
 
 TEST_CASE("make-ledger-text's answers name the first overdrawn line of a consistent ledger",
           "[train][demo]") {
-  const std::string text = writeText("make-ledger-text", tempPath("ledger"));
+  const std::string text = writeText("make-ledger-text");
   const std::regex initial(R"re(Initial state: \{"account_A": (\d+), "account_B": (\d+), "total": (\d+)\})re");
   const std::regex line(
       R"(\[TX(\d{3})\]: Transfer \$(\d+): ([AB])=(-?\d+) → (-?\d+), ([AB])=(-?\d+) → (-?\d+))");
