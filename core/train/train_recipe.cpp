@@ -150,7 +150,7 @@ TrainRecipe TrainRecipe::fromJson(const nlohmann::json& json, const std::string&
   const Fields f(json, file, "");
   f.allowOnly({"model", "model_config", "data", "optimizer", "steps", "batch_size", "seed",
                "device", "dtype", "threads", "checkpoint_every", "keep_checkpoints", "log_every",
-               "init_from", "comment"});
+               "init_from", "qk_norm_init", "comment"});
   TrainRecipe recipe;
   recipe.raw = json;
 
@@ -220,6 +220,13 @@ TrainRecipe TrainRecipe::fromJson(const nlohmann::json& json, const std::string&
   recipe.keep_checkpoints = f.integer("keep_checkpoints", recipe.keep_checkpoints, 0, 1 << 20);
   recipe.log_every = f.integer("log_every", recipe.log_every, 1, 1LL << 40);
   recipe.init_from = f.string("init_from", "");
+  recipe.qk_norm_init = f.number("qk_norm_init", 1.0, 0.01, 100.0);
+  if (f.has("qk_norm_init")) {
+    if (!recipe.init_from.empty()) {
+      f.fail("qk_norm_init", "sets random weights' q/k norms; init_from brings its own");
+    }
+    if (!recipe.model.qk_norm) f.fail("qk_norm_init", "the model has no q_norm/k_norm");
+  }
   if (recipe.optimizer.warmup_steps > recipe.steps) {
     throwError(ErrorKind::Config, file, "optimizer.warmup_steps",
                "is longer than the run (" + std::to_string(recipe.steps) + " steps)");

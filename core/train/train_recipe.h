@@ -12,7 +12,8 @@
 //   "optimizer": {"lr": 1e-3, "min_lr_ratio": 0.1, "warmup_steps": 50, "weight_decay": 0.1,
 //                 "beta1": 0.9, "beta2": 0.95, "eps": 1e-8, "clip": 1.0},
 //   "steps": 1000, "batch_size": 8, "seed": 1, "device": "cpu", "dtype": "f32", "threads": 0,
-//   "checkpoint_every": 100, "keep_checkpoints": 2, "log_every": 10
+//   "checkpoint_every": 100, "keep_checkpoints": 2, "log_every": 10,
+//   "init_from": "checkpoint/folder" | "qk_norm_init": 2.0
 // }
 
 #include <nlohmann/json.hpp>
@@ -86,6 +87,13 @@ struct TrainRecipe {
   // curriculum, or fine-tuning); its architecture must be `model`'s. Relative to the working
   // directory, like the trainer's --out. Empty: random weights from `seed`.
   std::string init_from;
+  // The starting value of every q_norm and k_norm weight when the weights are random (1 is
+  // Qwen3's own). With q/k RMSNorm an attention logit is g_q·g_k·√head_dim·cos(q, k), so at 1 a
+  // head can put at most e^{2√d} ≈ e^11 (d = 32) more weight on its best key than on its worst,
+  // and in practice far less: over thousands of keys no head is sharp until Adam has grown the
+  // gains, a step of about lr at a time. Starting them higher (QKNorm, Henry et al. 2020, learns
+  // this scale from log2(L² − L)) lets a retrieval head form in the steps a small run has.
+  double qk_norm_init = 1.0;
 
   nlohmann::json raw;  // the recipe as read (stored with the run and the checkpoints)
 

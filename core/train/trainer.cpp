@@ -42,6 +42,14 @@ void requireSameArchitecture(const model::ModelConfig& found, const model::Model
   }
 }
 
+bool isQkNormWeight(const std::string& name) {
+  const auto endsWith = [&](const std::string& suffix) {
+    return name.size() >= suffix.size() &&
+           name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  return endsWith(".q_norm.weight") || endsWith(".k_norm.weight");
+}
+
 nlohmann::json curveDefiningPart(nlohmann::json recipe) {
   for (const char* key : kFreeRecipeFields) recipe.erase(key);
   return recipe;
@@ -223,7 +231,11 @@ TrainOutcome runTraining(const TrainRecipe& recipe, const TrainerOptions& option
     requireSameArchitecture(initial->config, config, recipe.init_from);
     model = makeTrainable(std::move(initial));
   } else {
-    model = makeTrainable(model::buildModel(config, model::randomTensors(config, recipe.seed), load));
+    auto tensors = model::randomTensors(config, recipe.seed);
+    for (auto& [name, tensor] : tensors) {
+      if (isQkNormWeight(name)) tensor.fill_(recipe.qk_norm_init);
+    }
+    model = makeTrainable(model::buildModel(config, tensors, load));
   }
   const auto optimizer = makeOptimizer(model, recipe.optimizer);
   if (!existing.empty()) {

@@ -284,3 +284,40 @@ TEST_CASE("init_from starts a run from a checkpoint's weights and refuses anothe
   CHECK_THROWS_WITH(train::runTraining(train::TrainRecipe::fromJson(json, "s.json"), options),
                     Catch::Contains("absent"));
 }
+
+TEST_CASE("qk_norm_init starts random weights' q/k norms at a given gain", "[train]") {
+  TempDir dir("qk-norm-init");
+  const std::string text = (dir / "text.txt").string();
+  train_test::writeTrainingText(text);
+  // One step at a negligible learning rate leaves the starting weights as they were drawn.
+  auto json = tinyRecipeJson(1, text);
+  json["optimizer"]["lr"] = 1e-9;
+  json["qk_norm_init"] = 2.5;
+  train::TrainerOptions options;
+  options.out_dir = (dir / "out").string();
+  const auto outcome =
+      train::runTraining(train::TrainRecipe::fromJson(json, "qk.json"), options);
+  const model::Checkpoint trained = model::loadCheckpoint(outcome.last_checkpoint);
+  const auto random = model::randomTensors(trained.config, json["seed"].get<std::uint64_t>());
+  for (const auto& [name, tensor] : trained.tensors) {
+    INFO(name);
+    const bool qk_norm = name.find(".q_norm.") != std::string::npos ||
+                         name.find(".k_norm.") != std::string::npos;
+    if (qk_norm) {
+      CHECK(torch::allclose(tensor, torch::full_like(tensor, 2.5), 0, 1e-5));
+    } else {
+      CHECK(torch::allclose(tensor, random.at(name), 0, 1e-5));  // the other weights as drawn
+    }
+  }
+
+  // Refused where it would do nothing: a start from a checkpoint, a model without q/k norms.
+  json["init_from"] = outcome.last_checkpoint;
+  CHECK(errorField([&] { train::TrainRecipe::fromJson(json, "r.json"); }) == "qk_norm_init");
+  json.erase("init_from");
+  json["model"]["model_type"] = "llama";
+  json["model"]["architectures"] = {"LlamaForCausalLM"};
+  CHECK(errorField([&] { train::TrainRecipe::fromJson(json, "r.json"); }) == "qk_norm_init");
+  json = tinyRecipeJson(1, text);
+  json["qk_norm_init"] = 0;
+  CHECK(errorField([&] { train::TrainRecipe::fromJson(json, "r.json"); }) == "qk_norm_init");
+}
