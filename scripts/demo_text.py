@@ -24,6 +24,21 @@ def copy_block(rng, count, shuffled):
     return prefix, prefix + " ".join(again)
 
 
+PRINTABLE = "".join(chr(c) for c in range(33, 127))  # printable ASCII without the space
+
+
+def repeat_block(rng):
+    """A random string of 6 to 40 printable characters, a random filler of 0 to 40, the string
+    again: "S F S\n". Returns (prefix, text): the repetition starts at len(prefix). The distance
+    between the copies varies, and a character repeats little among 94, so only an induction head
+    (attend to the character after the earlier occurrence of the current one, and copy it)
+    predicts the repetition."""
+    string_ = "".join(rng.choice(PRINTABLE) for _ in range(rng.randint(6, 40)))
+    filler = "".join(rng.choice(PRINTABLE) for _ in range(rng.randint(0, 40)))
+    prefix = f"{string_} {filler} "
+    return prefix, prefix + string_ + "\n"
+
+
 def _transfer(tx, balance, payer, amount):
     """One line in tx_log's format; moves `amount` from `payer` to the other account."""
     payee = 1 - payer

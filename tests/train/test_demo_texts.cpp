@@ -1,6 +1,6 @@
 // The synthetic texts of the demo model's training stages and the probes that read a checkpoint
-// with them (scripts/make-copy-text, make-ledger-text, probe-copying, probe-ledger, all built on
-// scripts/demo_text.py): a stage trains on what its docstring says, and a probe fails clearly.
+// with them (scripts/make-copy-text, make-repeat-text, make-ledger-text, probe-copying,
+// probe-ledger, all built on scripts/demo_text.py): a stage trains on what its docstring says, and a probe fails clearly.
 
 #include <catch2/catch.hpp>
 
@@ -68,6 +68,33 @@ TEST_CASE("make-copy-text lists the codes twice, in the same order or permuted",
     if (order == "same") CHECK(reordered == 0);
     if (order == "shuffled") CHECK(reordered > 8900);
   }
+}
+
+TEST_CASE("make-repeat-text repeats a random string at a varying distance", "[train][demo]") {
+  const std::string text = writeText("make-repeat-text");
+  std::istringstream in(text);
+  int blocks = 0;
+  std::vector<std::size_t> distances;
+  for (std::string row; std::getline(in, row);) {
+    // "S F S": S of 6 to 40 printable characters, F of 0 to 40, no spaces inside either.
+    const std::size_t first_space = row.find(' ');
+    const std::size_t second_space = row.find(' ', first_space + 1);
+    REQUIRE(second_space != std::string::npos);
+    REQUIRE(row.find(' ', second_space + 1) == std::string::npos);
+    const std::string string_ = row.substr(0, first_space);
+    const std::string filler = row.substr(first_space + 1, second_space - first_space - 1);
+    REQUIRE(string_.size() >= 6);
+    REQUIRE(string_.size() <= 40);
+    REQUIRE(filler.size() <= 40);
+    REQUIRE(row.substr(second_space + 1) == string_);
+    REQUIRE(std::all_of(row.begin(), row.end(), [](char c) { return c >= ' ' && c < 127; }));
+    distances.push_back(second_space + 1);
+    ++blocks;
+  }
+  CHECK(blocks == 40000);
+  // No fixed distance between the copies for a positional head to learn.
+  std::sort(distances.begin(), distances.end());
+  CHECK(std::unique(distances.begin(), distances.end()) - distances.begin() > 60);
 }
 
 TEST_CASE("make-ledger-text's answers name the first overdrawn line of a consistent ledger",
@@ -143,6 +170,13 @@ TEST_CASE("the probes read a byte-level checkpoint and name a checkpoint they ca
   INFO(copying.err);
   REQUIRE(copying.exit_code == 0);
   CHECK_THAT(copying.out, Catch::Matches(".*6 codes: same order \\d+\\.\\d{3}, shuffled \\d+\\.\\d{3} .*\n"));
+
+  const auto repeat = runCommand("python3 " + kScripts + "probe-copying '" + model +
+                                 "' --text repeat --blocks 1" + cli);
+  INFO(repeat.err);
+  REQUIRE(repeat.exit_code == 0);
+  CHECK_THAT(repeat.out, Catch::Matches(".*1 repeated strings: \\d+\\.\\d{3} nats per repeated character "
+                                        "\\(chance 4\\.54\\)\n"));
 
   const auto missing = runCommand("python3 " + kScripts + "probe-ledger /no/such/checkpoint" + cli);
   CHECK(missing.exit_code != 0);
