@@ -39,6 +39,14 @@ def repeat_block(rng):
     return prefix, prefix + string_ + "\n"
 
 
+def periodic_block(rng):
+    """A random string of 3 to 24 printable characters repeated to a line of about 60 to 140
+    (at least twice). Every repetition predicts the next, and the line's few characters are all
+    in view: a head that copies whatever tokens it sees pays at once, before it knows where."""
+    string_ = "".join(rng.choice(PRINTABLE) for _ in range(rng.randint(3, 24)))
+    return string_ * max(2, rng.randint(60, 140) // len(string_)) + "\n"
+
+
 def _transfer(tx, balance, payer, amount):
     """One line in tx_log's format; moves `amount` from `payer` to the other account."""
     payee = 1 - payer

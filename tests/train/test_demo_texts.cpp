@@ -1,6 +1,6 @@
 // The synthetic texts of the demo model's training stages and the probes that read a checkpoint
 // with them (scripts/make-copy-text, make-repeat-text, make-ledger-text, probe-copying,
-// probe-ledger, all built on scripts/demo_text.py): a stage trains on what its docstring says, and a probe fails clearly.
+// probe-heads, probe-ledger, all built on scripts/demo_text.py): a stage trains on what its docstring says, and a probe fails clearly.
 
 #include <catch2/catch.hpp>
 
@@ -97,6 +97,28 @@ TEST_CASE("make-repeat-text repeats a random string at a varying distance", "[tr
   CHECK(std::unique(distances.begin(), distances.end()) - distances.begin() > 60);
 }
 
+TEST_CASE("make-repeat-text --form periodic repeats a short string along each line",
+          "[train][demo]") {
+  const std::string text = writeText("make-repeat-text --form periodic");
+  std::istringstream in(text);
+  int lines = 0;
+  for (std::string row; std::getline(in, row);) {
+    // The shortest period is the string; it repeats at least twice and fills the line.
+    std::size_t period = 1;
+    while (period < row.size() && row.compare(period, std::string::npos, row, 0,
+                                              row.size() - period) != 0) {
+      ++period;
+    }
+    REQUIRE(period >= 1);
+    REQUIRE(period <= 24);
+    REQUIRE(row.size() % period == 0);
+    REQUIRE(row.size() / period >= 2);
+    REQUIRE(std::all_of(row.begin(), row.end(), [](char c) { return c > ' ' && c < 127; }));
+    ++lines;
+  }
+  CHECK(lines == 30000);
+}
+
 TEST_CASE("make-ledger-text's answers name the first overdrawn line of a consistent ledger",
           "[train][demo]") {
   const std::string text = writeText("make-ledger-text");
@@ -178,10 +200,23 @@ TEST_CASE("the probes read a byte-level checkpoint and name a checkpoint they ca
   CHECK_THAT(repeat.out, Catch::Matches(".*1 repeated strings: \\d+\\.\\d{3} nats per repeated character "
                                         "\\(chance 4\\.54\\)\n"));
 
+  const auto heads = runCommand("python3 " + kScripts + "probe-heads '" + model + "' --top 2" + cli);
+  INFO(heads.err);
+  REQUIRE(heads.exit_code == 0);
+  CHECK_THAT(heads.out, Catch::Matches(".*\nprevious-token heads: L\\dH\\d 0\\.\\d\\d, L\\dH\\d 0\\.\\d\\d "
+                                       "\\(even attention 0\\.\\d{3}\\)\ninduction heads: L\\dH\\d 0\\.\\d\\d, "
+                                       "L\\dH\\d 0\\.\\d\\d \\(even attention 0\\.\\d{3}\\)\n"));
+  const auto no_heads = runCommand("python3 " + kScripts + "probe-heads /no/such/checkpoint" + cli);
+  CHECK(no_heads.exit_code != 0);
+  CHECK_THAT(no_heads.err, Catch::Contains("/no/such/checkpoint"));
+
   const auto missing = runCommand("python3 " + kScripts + "probe-ledger /no/such/checkpoint" + cli);
   CHECK(missing.exit_code != 0);
   CHECK_THAT(missing.err, Catch::Contains("/no/such/checkpoint") &&
                               Catch::Contains("model folder does not exist"));
+  const auto bad_form = runCommand("python3 " + kScripts + "make-repeat-text --form spiral");
+  CHECK(bad_form.exit_code != 0);
+  CHECK_THAT(bad_form.err, Catch::Contains("--form") && Catch::Contains("spiral"));
   const auto bad_order = runCommand("python3 " + kScripts + "make-copy-text --order sideways");
   CHECK(bad_order.exit_code != 0);
   CHECK_THAT(bad_order.err, Catch::Contains("--order") && Catch::Contains("sideways"));
