@@ -92,7 +92,8 @@ struct TrainRecipe {
   // head can put at most e^{2√d} ≈ e^11 (d = 32) more weight on its best key than on its worst,
   // and in practice far less: over thousands of keys no head is sharp until Adam has grown the
   // gains, a step of about lr at a time. Starting them higher (QKNorm, Henry et al. 2020, learns
-  // this scale from log2(L² − L)) lets a retrieval head form in the steps a small run has.
+  // this scale from log2(L² − L)) lets heads be sharp from the first step; on the demo model's
+  // copying texts a gain of 2 delayed learning rather than speeding it (docs/demo-model.md).
   double qk_norm_init = 1.0;
 
   nlohmann::json raw;  // the recipe as read (stored with the run and the checkpoints)
