@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include "app/cli/cli_command.h"
+#include "core/common/error.h"
+#include "core/common/remove_tree.h"
 #include "core/document/repository_loader.h"
 #include "core/document/text_loader.h"
 
@@ -82,8 +84,10 @@ void runBench(const BenchOptions& options) {
   struct Cleanup {
     fs::path path;
     ~Cleanup() {
-      std::error_code ec;
-      fs::remove_all(path, ec);
+      try {
+        removeTree(path.string());
+      } catch (const Error&) {  // a temporary folder left behind is not worth failing the bench
+      }
     }
   } cleanup{temp};
 

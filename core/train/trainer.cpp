@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/common/error.h"
+#include "core/common/remove_tree.h"
 #include "core/common/torch_compat.h"
 #include "core/model/atomic_file_writer.h"
 #include "core/model/checkpoint_writer.h"
@@ -146,7 +147,7 @@ std::string saveCheckpoint(const std::string& out_dir, const model::ModelConfig&
                            std::int64_t keep) {
   const fs::path final_dir = fs::path(out_dir) / checkpointFolderName(state.step);
   const fs::path temp_dir = final_dir.string() + ".tmp";
-  fs::remove_all(temp_dir);
+  removeTree(temp_dir.string());
 
   std::map<std::string, torch::Tensor> tensors;
   for (const auto& item : model.loaded->lm->named_parameters()) {
@@ -164,12 +165,12 @@ std::string saveCheckpoint(const std::string& out_dir, const model::ModelConfig&
   }
   model::writeFileAtomically((temp_dir / kTrainerStateFile).string(), state.toJson().dump(1));
 
-  fs::remove_all(final_dir);
+  removeTree(final_dir.string());
   fs::rename(temp_dir, final_dir);
   if (keep > 0) {
     std::vector<std::string> all = listCheckpoints(out_dir);
     for (std::size_t i = 0; i + static_cast<std::size_t>(keep) < all.size(); ++i) {
-      fs::remove_all(all[i]);
+      removeTree(all[i]);
     }
   }
   return final_dir.string();

@@ -8,6 +8,9 @@
 
 #include <unistd.h>
 
+#include "core/common/error.h"
+#include "core/common/remove_tree.h"
+
 namespace studio::testing {
 
 class TempFolder {
@@ -16,12 +19,14 @@ class TempFolder {
     static std::atomic<int> counter{0};
     m_path = std::filesystem::temp_directory_path() /
              ("studio-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-    std::filesystem::remove_all(m_path);
+    studio::removeTree(m_path.string());
     std::filesystem::create_directories(m_path);
   }
   ~TempFolder() {
-    std::error_code ec;
-    std::filesystem::remove_all(m_path, ec);
+    try {
+      studio::removeTree(m_path.string());
+    } catch (const studio::Error&) {  // a folder left in the temp folder must not end the test run
+    }
   }
   TempFolder(const TempFolder&) = delete;
   TempFolder& operator=(const TempFolder&) = delete;

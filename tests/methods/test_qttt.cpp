@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "core/common/remove_tree.h"
 #include "core/engine/method.h"
 #include "core/engine/model_cache.h"
 #include "core/engine/run_executor.h"
@@ -275,7 +276,7 @@ TEST_CASE("save_adapted (--save-adapted) writes a checkpoint that differs from t
     }
   }
   CHECK(queries == 2);
-  std::filesystem::remove_all(out);
+  removeTree(out.string());
 }
 
 TEST_CASE("cancelling a qttt run stops it between steps and restores W_Q", "[methods][qttt]") {

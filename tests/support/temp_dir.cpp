@@ -3,7 +3,9 @@
 #include <stdlib.h>
 
 #include <stdexcept>
-#include <system_error>
+
+#include "core/common/error.h"
+#include "core/common/remove_tree.h"
 
 namespace studio::test {
 
@@ -17,8 +19,10 @@ TempDir::TempDir(const std::string& tag) {
 }
 
 TempDir::~TempDir() {
-  std::error_code ignored;
-  std::filesystem::remove_all(m_path, ignored);
+  try {
+    removeTree(m_path.string());
+  } catch (const Error&) {  // a folder left in the temp folder must not end the test run
+  }
 }
 
 }  // namespace studio::test

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/common/error.h"
+#include "core/common/remove_tree.h"
 #include "core/task/answer_extraction.h"
 #include "core/task/scorers.h"
 #include "plugins/task_code_bug/bug_injector.h"
@@ -191,7 +192,7 @@ TEST_CASE("code_bug: same seed, same bytes; other seeds, other bugs", "[tasks]")
 TEST_CASE("code_bug: a custom source folder, and clear errors for bad ones", "[tasks]") {
   const auto dir = std::filesystem::temp_directory_path() /
                    ("studio_code_bug_test_" + std::to_string(getpid()));
-  std::filesystem::remove_all(dir);
+  removeTree(dir.string());
   std::filesystem::create_directories(dir / "pkg");
   std::ofstream(dir / "pkg" / "a.py") << "def f(x):\n    y = x - 1\n    return y\n";
   std::ofstream(dir / "pkg" / "b.py") << "import math\n\n\ndef g(z):\n    return z\n";
@@ -207,7 +208,7 @@ TEST_CASE("code_bug: a custom source folder, and clear errors for bad ones", "[t
       Catch::Contains("misplaced_norm"));
   CHECK_THROWS_AS(generate("code_bug", {{"source", (dir / "missing").string()}}, 0), Error);
   CHECK_THROWS_WITH(generate("code_bug", {{"lines", 4}}, 0), Catch::Contains("code_bug.lines"));
-  std::filesystem::remove_all(dir);
+  removeTree(dir.string());
 }
 
 TEST_CASE("code_bug: the default corpus is big enough and admits every kind", "[tasks]") {

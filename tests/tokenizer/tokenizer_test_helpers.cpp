@@ -6,6 +6,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/common/remove_tree.h"
+
 namespace studio::tokenizer::test {
 
 namespace fs = std::filesystem;
@@ -38,7 +40,7 @@ std::vector<nlohmann::json> readJsonl(const std::string& path) {
 
 std::string tempDir(const std::string& name) {
   const fs::path dir = fs::path(STUDIO_TEST_BINARY_DIR) / "tokenizer-tmp" / name;
-  fs::remove_all(dir);
+  removeTree(dir.string());
   fs::create_directories(dir);
   return dir.string();
 }

@@ -1,0 +1,17 @@
+#pragma once
+// Deletes a folder and everything in it, with POSIX calls rather than std::filesystem::remove_all.
+// The libtorch of PyTorch's wheels exports its own statically linked copy of libstdc++'s
+// std::filesystem (pytorch/pytorch#133437); a studio built with a newer g++ against it then runs a
+// mix of two remove_all implementations, and the trainer crashed (SIGSEGV) each time it pruned an
+// old checkpoint on a CUDA machine. Nothing here resolves to those exported symbols.
+
+#include <string>
+
+namespace studio {
+
+// Removes `path` (a file, or a folder with its contents; links are removed, never followed). A
+// path that does not exist is not an error. Throws an Io error naming the entry that could not be
+// removed.
+void removeTree(const std::string& path);
+
+}  // namespace studio
