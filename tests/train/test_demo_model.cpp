@@ -1,7 +1,7 @@
 // The bundled demo model (resources/models/demo-qwen3) and the demo document `make run` opens:
 // the folder loads through the normal path, is the model its recipe describes, and answers short
-// tx_log items it never saw (seeds below 2^62; training draws its items from seeds above) in the
-// form it was trained on.
+// tx_log items it never saw (seeds below 2^62; training draws its items from seeds above)
+// correctly more often than guessing could.
 
 #include <catch2/catch.hpp>
 
@@ -20,7 +20,7 @@ using studio::test::runCli;
 namespace {
 
 const std::string kModel = std::string(STUDIO_SOURCE_DIR) + "/resources/models/demo-qwen3";
-const std::string kRecipe = std::string(STUDIO_SOURCE_DIR) + "/resources/recipes/demo-qwen3.json";
+const std::string kRecipe = std::string(STUDIO_SOURCE_DIR) + "/resources/recipes/demo-qwen3-gpu.json";
 const std::string kDemoItem =
     std::string(STUDIO_SOURCE_DIR) + "/resources/documents/demo-tx-log.json";
 
@@ -53,15 +53,16 @@ TEST_CASE("the demo model loads and is the model its recipe describes", "[train]
   CHECK(bytes < 50u * 1024 * 1024);
 }
 
-TEST_CASE("the demo model answers short tx_log items it never saw in the trained form",
+TEST_CASE("the demo model answers short tx_log items it never saw, and finds the line",
           "[train][demo]") {
   // What the shipped weights do, measured in docs/demo-model.md: on items at the training length
-  // (25 operations, seeds below 2^62) every answer is the App. 8 JSON with the right bug type and
-  // a well-formed location. Which transaction it names is not yet right (the model did not learn
-  // to find the line in its CPU budget), so correctness is not asserted; a regression in the
-  // engine, the tokenizer or the weights breaks the form and shows here.
+  // (25 operations) every answer is the App. 8 JSON with the right bug type, and it names the
+  // overdrawn transaction in 4 of these 8 (seeds 0, 3, 5 and 7). Guessing among the 21 lines the
+  // anomaly can be on gets 3 or more of 8 right with probability 0.005, so at least 3 is asserted:
+  // a regression in the engine, the tokenizer or the weights that loses the lookup shows here.
   const std::regex form(R"re(\{"bug_type": "NEGATIVE_BAL", "bug_location": "TX\d{3}"\})re");
-  for (int seed = 0; seed < 4; ++seed) {
+  int correct = 0;
+  for (int seed = 0; seed < 8; ++seed) {
     const auto generated =
         runCli("task generate --task tx_log --set ops=25 --set accounts=2 "
                "--set bug_type=NEGATIVE_BAL --seed " + std::to_string(seed) + " --json");
@@ -76,18 +77,7 @@ TEST_CASE("the demo model answers short tx_log items it never saw in the trained
     INFO("seed " << seed << " answered " << answer);
     CHECK(std::regex_search(answer, form));
     CHECK(out["target_mass"].get<double>() > 0);
+    if (out["correct"].get<bool>()) ++correct;
   }
-}
-
-TEST_CASE("the demo document is a tx_log item past the training length", "[train][demo]") {
-  std::ifstream file(kDemoItem);
-  REQUIRE(file.good());
-  const json item = json::parse(file);
-  CHECK(item["task"] == "tx_log");
-  CHECK(item["meta"]["bug_type"] == "NEGATIVE_BAL");
-  CHECK(item["meta"]["ops"].get<int>() > 25);  // long enough to show dilution
-  CHECK_FALSE(item["targets"].empty());
-  const json out = runItem(kDemoItem);  // it loads as an item and runs end to end
-  CHECK(out["target_mass"].is_number());
-  CHECK(out["correct"].is_boolean());
+  CHECK(correct >= 3);
 }
