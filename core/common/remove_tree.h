@@ -1,9 +1,10 @@
 #pragma once
 // Deletes a folder and everything in it, with POSIX calls rather than std::filesystem::remove_all.
 // The libtorch of PyTorch's wheels exports its own statically linked copy of libstdc++'s
-// std::filesystem (pytorch/pytorch#133437); a studio built with a newer g++ against it then runs a
-// mix of two remove_all implementations, and the trainer crashed (SIGSEGV) each time it pruned an
-// old checkpoint on a CUDA machine. Nothing here resolves to those exported symbols.
+// std::filesystem (pytorch/pytorch#133437), so a studio built with a newer g++ against it may run a
+// mix of two remove_all implementations: the likely cause (inferred from the pattern, no backtrace)
+// of the trainer's SIGSEGV each time it pruned an old checkpoint on an H100. Nothing here resolves
+// to those exported symbols.
 
 #include <string>
 

@@ -81,3 +81,16 @@ TEST_CASE("the demo model answers short tx_log items it never saw, and finds the
   }
   CHECK(correct >= 3);
 }
+
+TEST_CASE("the demo document is a tx_log item past the training length", "[train][demo]") {
+  std::ifstream file(kDemoItem);
+  REQUIRE(file.good());
+  const json item = json::parse(file);
+  CHECK(item["task"] == "tx_log");
+  CHECK(item["meta"]["bug_type"] == "NEGATIVE_BAL");
+  CHECK(item["meta"]["ops"].get<int>() > 25);  // long enough to show dilution
+  CHECK_FALSE(item["targets"].empty());
+  const json out = runItem(kDemoItem);  // it loads as an item and runs end to end
+  CHECK(out["target_mass"].is_number());
+  CHECK(out["correct"].is_boolean());
+}

@@ -19,6 +19,7 @@
 #include "train_test_helpers.h"
 
 using namespace studio;
+using studio::train_test::meanLoss;
 using studio::train_test::TempDir;
 using studio::train_test::tinyRecipe;
 using studio::train_test::tinyRecipeJson;
@@ -32,12 +33,6 @@ std::string errorField(const std::function<void()>& body) {
     return error.field();
   }
   return "<no error>";
-}
-
-double meanLoss(const std::vector<train::CurvePoint>& curve, std::size_t from, std::size_t to) {
-  double sum = 0;
-  for (std::size_t i = from; i < to; ++i) sum += curve[i].loss;
-  return sum / static_cast<double>(to - from);
 }
 
 }  // namespace

@@ -28,9 +28,8 @@ TEST_CASE("the trainer lowers the loss in bf16 on CUDA and prunes old checkpoint
   options.out_dir = (dir / "out").string();
   const train::TrainOutcome outcome = train::runTraining(recipe, options);
   REQUIRE(outcome.curve.size() == 50);
-  double first = 0, last = 0;
-  for (int i = 0; i < 5; ++i) first += outcome.curve[i].loss / 5;
-  for (int i = 45; i < 50; ++i) last += outcome.curve[i].loss / 5;
+  const double first = train_test::meanLoss(outcome.curve, 0, 5);
+  const double last = train_test::meanLoss(outcome.curve, 45, 50);
   INFO("first 5 steps " << first << ", last 5 steps " << last);
   CHECK(last < first * 0.6);
   // Checkpoints at 10, 20, 30, 40 and 50, three of them pruned.

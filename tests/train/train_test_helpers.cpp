@@ -52,4 +52,10 @@ void writeTrainingText(const std::string& path) {
   }
 }
 
+double meanLoss(const std::vector<train::CurvePoint>& curve, std::size_t from, std::size_t to) {
+  double sum = 0;
+  for (std::size_t i = from; i < to; ++i) sum += curve[i].loss;
+  return sum / static_cast<double>(to - from);
+}
+
 }  // namespace studio::train_test

@@ -6,7 +6,9 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
+#include "core/train/train_checkpoint.h"
 #include "core/train/train_recipe.h"
 #include "support/temp_dir.h"
 
@@ -18,6 +20,9 @@ using test::TempDir;
 // `text_file` (writeTrainingText), or on short niah items when `text_file` is empty.
 nlohmann::json tinyRecipeJson(std::int64_t steps, const std::string& text_file = "");
 train::TrainRecipe tinyRecipe(std::int64_t steps, const std::string& text_file = "");
+
+// The mean training loss over curve[from, to).
+double meanLoss(const std::vector<train::CurvePoint>& curve, std::size_t from, std::size_t to);
 
 // Writes an English-like text of about 6 KB (sentences drawn from a few templates) to `path`.
 void writeTrainingText(const std::string& path);
