@@ -14,6 +14,7 @@
 #include "core/common/error.h"
 #include "core/engine/flop_model.h"
 #include "core/engine/model_cache.h"
+#include "core/model/model_loader.h"
 #include "core/engine/prepared_prompt.h"
 #include "core/engine/run_executor.h"
 #include "core/engine/sweep_plan.h"

@@ -2,6 +2,8 @@
 
 #include <filesystem>
 
+#include "core/model/model_loader.h"
+
 namespace studio::engine {
 
 std::shared_ptr<const tokenizer::Tokenizer> loadFolderTokenizer(const std::string& dir) {

@@ -7,8 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "core/model/model_loader.h"
 #include "core/tokenizer/tokenizer.h"
+
+namespace studio::model {
+struct LoadedModel;
+}  // namespace studio::model
 
 namespace studio::engine {
 

@@ -12,6 +12,7 @@
 
 #include "support/run_cli.h"
 #include "support/tiny_model_folder.h"
+#include "support/test_paths.h"
 
 using nlohmann::json;
 using studio::test::TinyModelFolder;
@@ -20,7 +21,7 @@ using studio::test::runCli;
 namespace {
 
 std::string fixture(const std::string& name) {
-  return std::string(STUDIO_TEST_FIXTURES_DIR) + "/models/" + name;
+  return std::string(studio::test_paths::kFixturesDir) + "/models/" + name;
 }
 
 }  // namespace

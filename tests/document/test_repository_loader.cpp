@@ -8,13 +8,14 @@
 #include "core/document/repository_format.h"
 #include "core/document/repository_loader.h"
 #include "document/temp_folder.h"
+#include "support/test_paths.h"
 
 using namespace studio;
 using namespace studio::document;
 
 namespace {
 
-const std::string kFixtures = std::string(STUDIO_TEST_FIXTURES_DIR) + "/documents/";
+const std::string kFixtures = std::string(studio::test_paths::kFixturesDir) + "/documents/";
 
 std::string readAll(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -8,13 +8,14 @@
 #include "core/common/error.h"
 #include "core/document/text_loader.h"
 #include "document/temp_folder.h"
+#include "support/test_paths.h"
 
 using namespace studio;
 using namespace studio::document;
 
 namespace {
 
-const std::string kFixtures = std::string(STUDIO_TEST_FIXTURES_DIR) + "/documents/";
+const std::string kFixtures = std::string(studio::test_paths::kFixturesDir) + "/documents/";
 const std::string kReplacement = "\xEF\xBF\xBD";  // U+FFFD
 
 }  // namespace

@@ -11,11 +11,12 @@
 #include <string>
 
 #include "views/main_window.h"
+#include "support/test_paths.h"
 
 namespace studio::testing {
 
 inline QString fixture(const char* relative) {
-  return QString::fromUtf8(STUDIO_TEST_FIXTURES_DIR) + QStringLiteral("/documents/") +
+  return QString::fromUtf8(studio::test_paths::kFixturesDir) + QStringLiteral("/documents/") +
          QString::fromUtf8(relative);
 }
 

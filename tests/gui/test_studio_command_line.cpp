@@ -14,6 +14,7 @@
 #include "support/run_cli.h"
 #include "support/temp_dir.h"
 #include "support/tiny_model_folder.h"
+#include "support/test_paths.h"
 
 using studio::test::runCli;
 using studio::test::runCommand;
@@ -21,7 +22,7 @@ using studio::test::runCommand;
 namespace {
 
 std::string studioPath() {
-  return "QT_QPA_PLATFORM=offscreen " + std::string(STUDIO_TEST_BINARY_DIR) + "/../app/studio";
+  return "QT_QPA_PLATFORM=offscreen " + std::string(studio::test_paths::kBinaryDir) + "/../app/studio";
 }
 
 }  // namespace
@@ -31,7 +32,7 @@ TEST_CASE("studio --session reaches the window, in both spellings", "[gui]") {
                                    "--session=/nonexistent/runs.sqlite"}) {
     INFO(option);
     const auto run = runCommand("QT_QPA_PLATFORM=offscreen " +
-                                std::string(STUDIO_TEST_BINARY_DIR) + "/../app/studio " + option +
+                                std::string(studio::test_paths::kBinaryDir) + "/../app/studio " + option +
                                 " --screenshot /nonexistent/shot.png");
     INFO(run.err);
     CHECK(run.exit_code == 1);
@@ -43,7 +44,7 @@ TEST_CASE("studio --inspect shows a head's query × key window in the screenshot
   const studio::test::TinyModelFolder model("inspect");
   const studio::test::TempDir dir("inspect");
   const std::string session = (dir.path() / "runs.sqlite").string();
-  const std::string item = std::string(STUDIO_SOURCE_DIR) + "/resources/documents/demo-tx-log.json";
+  const std::string item = std::string(studio::test_paths::kSourceDir) + "/resources/documents/demo-tx-log.json";
   const auto run = runCli("run --model " + model.path() + " --item " + item +
                           " --method qttt --set steps=2 --set span=16 --max-tokens 2 --session " +
                           session);

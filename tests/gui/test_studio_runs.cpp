@@ -32,6 +32,7 @@
 #include "views/run_traces.h"
 #include "views/runs_panel.h"
 #include "views/runs_table_model.h"
+#include "support/test_paths.h"
 
 using namespace studio;
 using namespace studio::views;
@@ -40,7 +41,7 @@ using studio::testing::waitUntil;
 namespace {
 
 QString demoDocument() {
-  return QString::fromUtf8(STUDIO_SOURCE_DIR) +
+  return QString::fromUtf8(studio::test_paths::kSourceDir) +
          QStringLiteral("/resources/corpus/kestrel/schedules.py");
 }
 
@@ -184,7 +185,7 @@ TEST_CASE("runs of in_context and a short qttt on the demo document fill the com
   diagnostics.buildFrame();
 
   // Screenshots of each panel, for a person to review (written beside the test binary).
-  const QString folder = QString::fromUtf8(STUDIO_TEST_BINARY_DIR) + QStringLiteral("/panels");
+  const QString folder = QString::fromUtf8(studio::test_paths::kBinaryDir) + QStringLiteral("/panels");
   QDir().mkpath(folder);
   const std::vector<std::pair<QString, QWidget*>> panels = {
       {QStringLiteral("window"), &window},

@@ -4,11 +4,12 @@
 
 #include "core/model/checkpoint_writer.h"
 #include "core/model/mixer.h"
+#include "support/test_paths.h"
 
 namespace studio::model_test {
 
 std::string fixtureModel(const std::string& name) {
-  return std::string(STUDIO_TEST_FIXTURES_DIR) + "/models/" + name;
+  return std::string(studio::test_paths::kFixturesDir) + "/models/" + name;
 }
 
 model::ModelConfig tinyQwen3Config(std::int64_t vocab) {

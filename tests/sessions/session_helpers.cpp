@@ -10,6 +10,7 @@
 #include <variant>
 
 #include "sessions/event_tables.h"
+#include "support/test_paths.h"
 
 namespace studio::sessions::testing {
 
@@ -35,7 +36,7 @@ bool fileExists(const std::string& path) {
 
 std::string copyFixture(const std::string& name, const TempDir& dir) {
   const std::string target = dir.file(name);
-  fs::copy_file(fs::path(STUDIO_TEST_FIXTURES_DIR) / "sessions" / name, target,
+  fs::copy_file(fs::path(studio::test_paths::kFixturesDir) / "sessions" / name, target,
                 fs::copy_options::overwrite_existing);
   return target;
 }

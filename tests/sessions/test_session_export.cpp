@@ -13,6 +13,7 @@
 #include "sessions/session_export.h"
 #include "sessions/session_reader.h"
 #include "sessions/session_store.h"
+#include "support/test_paths.h"
 
 using namespace studio;
 using namespace studio::sessions;
@@ -79,7 +80,7 @@ std::size_t column(const std::vector<std::string>& header, const std::string& na
 }
 
 std::string cliPath() {
-  return std::string(STUDIO_TEST_BINARY_DIR) + "/../app/studio-cli";
+  return std::string(studio::test_paths::kBinaryDir) + "/../app/studio-cli";
 }
 
 // Runs studio-cli with `arguments`; returns its exit code, stdout+stderr in `output`.

@@ -15,6 +15,7 @@
 #include "sessions/session_schema.h"
 #include "sessions/session_store.h"
 #include "sessions/sqlite_database.h"
+#include "support/test_paths.h"
 
 using namespace studio;
 using namespace studio::sessions;
@@ -106,7 +107,7 @@ TEST_CASE("the committed fixture of every earlier version has that version's sch
   for (int version = 1; version < kSchemaVersion; ++version) {
     INFO("version " << version);
     const std::string fixture =
-        std::string(STUDIO_TEST_FIXTURES_DIR) + "/sessions/" + fixtureName(version);
+        std::string(studio::test_paths::kFixturesDir) + "/sessions/" + fixtureName(version);
     REQUIRE(fileExists(fixture));
     SqliteDatabase fresh(dir.file("fresh_v" + std::to_string(version)),
                          SqliteDatabase::Mode::ReadWrite);

@@ -11,6 +11,8 @@
 #include <sstream>
 #include <string>
 
+#include "support/test_paths.h"
+
 namespace studio::test {
 
 struct CliRun {
@@ -20,7 +22,7 @@ struct CliRun {
 };
 
 inline std::string studioCliPath() {
-  return std::string(STUDIO_TEST_BINARY_DIR) + "/../app/studio-cli";
+  return std::string(studio::test_paths::kBinaryDir) + "/../app/studio-cli";
 }
 
 // Runs a shell command line and captures its exit code, stdout and stderr.

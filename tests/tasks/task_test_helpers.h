@@ -8,6 +8,7 @@
 #include "core/common/span.h"
 #include "core/common/utf8.h"
 #include "core/task/task.h"
+#include "support/test_paths.h"
 
 namespace studio::task_test {
 
@@ -27,7 +28,7 @@ inline std::string slice(const std::string& text, const Span& span) {
 }
 
 inline std::string fixture(const std::string& relative) {
-  return std::string(STUDIO_TEST_FIXTURES_DIR) + "/tasks/" + relative;
+  return std::string(studio::test_paths::kFixturesDir) + "/tasks/" + relative;
 }
 
 }  // namespace studio::task_test

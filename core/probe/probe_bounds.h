@@ -1,0 +1,25 @@
+#pragma once
+// The probe's settings, its window limits and the qTTT paper's bounds (SPEC §1): plain numbers,
+// no tensors, so that figures and views can use them without the engine.
+
+#include <cstdint>
+#include <vector>
+
+namespace studio::probe {
+
+struct ProbeOptions {
+  std::vector<double> deltas{0.5, 1.0, 2.0};  // Δ values of the near-tie counts m(Δ)
+  double epsilon = 0.1;                        // ε of the Lemma 2.3 required margin
+};
+
+// Heatmap windows are bounded: a view asks for what it shows.
+constexpr std::int64_t kMaxWindowQueries = 512;
+constexpr std::int64_t kMaxWindowKeys = 4096;
+
+// Lemma 2.3: log((T−1)(1−ε)/ε), the margin that guarantees mass ≥ 1−ε against T−1 distractors.
+double requiredMargin(std::int64_t keys, double epsilon);
+
+// Lemma 2.2: 1 / (1 + m·e^{−Δ}).
+double dilutionBound(std::int64_t near_ties, double delta);
+
+}  // namespace studio::probe
