@@ -5,7 +5,7 @@
 #include "core/common/error.h"
 #include "core/common/utf8.h"
 #include "core/engine/prepared_prompt.h"
-#include "core/probe/attention_probe.h"
+#include "core/probe/probe_bounds.h"
 
 namespace studio::views {
 
@@ -96,9 +96,8 @@ AttentionWindowData attentionWindowData(const RunTrace& run, const WindowScope& 
                " × " + std::to_string(request.keys.size()) + " document keys, in prompt positions";
   data.caption = run.parameterText();
   for (std::size_t p = 0; p < request.phases.size(); ++p) {
-    const torch::Tensor w = windows.weights.at(p).contiguous();  // [queries, keys]
     data.phase_names.push_back(request.phases[p] == "qttt" ? "after qTTT" : "after prefill");
-    data.weights.emplace_back(w.data_ptr<float>(), w.data_ptr<float>() + w.numel());
+    data.weights.push_back(windows.weights.at(p));  // [queries, keys]
   }
   data.queries = request.queries.size();
   data.keys = request.keys.size();

@@ -8,7 +8,7 @@
 #include <set>
 
 #include "core/common/error.h"
-#include "core/probe/probe_math.h"
+#include "core/probe/probe_bounds.h"
 
 namespace studio::views {
 

@@ -31,8 +31,17 @@ model::ModelConfig shapeConfig(const std::string& shape) {
     json.update({{"vocab_size", 151936}, {"hidden_size", 2048}, {"intermediate_size", 6144},
                  {"num_hidden_layers", 28}, {"num_attention_heads", 16},
                  {"num_key_value_heads", 8}, {"head_dim", 128}, {"tie_word_embeddings", true}});
+  } else if (shape == "20m-ttt-linear" || shape == "20m-ttt-mlp") {
+    // The 20m shape's width and depth with TTT layers (ttt-lm-pytorch's layout).
+    json = {{"model_type", "ttt"}, {"vocab_size", 8192}, {"hidden_size", 512},
+            {"intermediate_size", 1536}, {"num_hidden_layers", 6}, {"num_attention_heads", 8},
+            {"rms_norm_eps", 1e-6}, {"rope_theta", 10000.0}, {"max_position_embeddings", 40960},
+            {"tie_word_embeddings", true}, {"torch_dtype", "bfloat16"}, {"eos_token_id", 0},
+            {"ttt_layer_type", shape == "20m-ttt-mlp" ? "mlp" : "linear"},
+            {"ttt_base_lr", shape == "20m-ttt-mlp" ? 0.1 : 1.0}, {"mini_batch_size", 16}};
   } else {
-    throwArgument("--shape", "unknown shape '" + shape + "' (known: 20m, 1.7b)");
+    throwArgument("--shape", "unknown shape '" + shape +
+                                 "' (known: 20m, 20m-ttt-linear, 20m-ttt-mlp, 1.7b)");
   }
   return model::ModelConfig::fromJson(json);
 }
@@ -90,7 +99,8 @@ double peakHeapBytesDuring(const std::function<void()>& body) {
 void addBenchModelOptions(CLI::App* command, BenchModelOptions& options) {
   command->add_option("--model", options.model.model,
                       "Model folder; without it, random weights of --shape");
-  command->add_option("--shape", options.shape, "Random model shape: 20m or 1.7b")
+  command->add_option("--shape", options.shape,
+                      "Random model shape: 20m, 20m-ttt-linear, 20m-ttt-mlp or 1.7b")
       ->capture_default_str();
   command->add_option("--device", options.model.device, "cpu or cuda")
       ->check(CLI::IsMember({"cpu", "cuda"}))

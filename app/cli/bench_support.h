@@ -21,7 +21,8 @@ double matmulGflops(const torch::Device& device, std::int64_t n = 2048);
 double peakHeapBytesDuring(const std::function<void()>& body);
 
 // A model folder (--model) or, when none is given, random weights of a built-in shape:
-// "20m" (Qwen3 layout, hidden 512, 6 layers, ~23M parameters) or "1.7b" (Qwen3-1.7B's shape).
+// "20m" (Qwen3 layout, hidden 512, 6 layers, ~23M parameters), "20m-ttt-linear" / "20m-ttt-mlp"
+// (the same width and depth with TTT layers) or "1.7b" (Qwen3-1.7B's shape).
 struct BenchModelOptions {
   ModelOptions model;
   std::string shape = "20m";

@@ -10,7 +10,7 @@
 #include "core/common/error.h"
 #include "core/engine/flop_model.h"
 #include "core/model/inference.h"
-#include "core/model/kv_cache.h"
+#include "core/model/model_state.h"
 #include "core/probe/attention_probe.h"
 
 namespace studio::cli {
@@ -50,10 +50,10 @@ void benchPrefill(const SpeedOptions& options, bool decode) {
   torch::NoGradGuard no_grad;
   model::CausalLMImpl& lm = *loaded->lm;
   {  // warm-up on a short input
-    model::KVCache cache(lm.numLayers());
+    model::ModelState cache(lm.numLayers());
     model::prefill(lm, cache, std::vector<std::int64_t>(ids.begin(), ids.begin() + std::min<std::int64_t>(64, options.tokens)));
   }
-  model::KVCache cache(lm.numLayers());
+  model::ModelState cache(lm.numLayers());
   torch::Tensor logits;
   const double prefill_s = timeSeconds(loaded->device, [&] { logits = model::prefill(lm, cache, ids); });
   const double prefill_flops = engine::prefillFlops(shape, static_cast<double>(options.tokens));
@@ -86,7 +86,7 @@ void benchProbe(const SpeedOptions& options) {
     if (T < 64) throwArgument("--lengths", "each length must be at least 64");
     const auto ids = randomIds(T, c.vocab_size);
     torch::NoGradGuard no_grad;
-    model::KVCache cache(lm.numLayers());
+    model::ModelState cache(lm.numLayers());
     const double prefill_s = timeSeconds(loaded->device, [&] { model::prefill(lm, cache, ids); });
     const probe::AttentionProbe probe(lm, cache, ids);
     const std::vector<Span> targets{{T / 3, T / 3 + 16}};

@@ -63,10 +63,10 @@ nlohmann::json benchLength(model::CausalLMImpl& lm, const torch::Device& device,
 
   // Timed passes first; each memory figure comes from one more, untimed pass, because the heap
   // sampler's thread would disturb the timing.
-  model::KVCache cache(lm.numLayers());
+  model::ModelState cache(lm.numLayers());
   const double prefill_seconds = timeSeconds(device, [&] { model::prefill(lm, cache, ids); });
   const double prefill_bytes = peakHeapBytesDuring([&] {
-    model::KVCache scratch(lm.numLayers());
+    model::ModelState scratch(lm.numLayers());
     model::prefill(lm, scratch, ids);
   });
 

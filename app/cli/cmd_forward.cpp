@@ -9,7 +9,7 @@
 #include "app/cli/model_options.h"
 #include "core/common/error.h"
 #include "core/model/inference.h"
-#include "core/model/kv_cache.h"
+#include "core/model/model_state.h"
 
 namespace studio::cli {
 
@@ -44,12 +44,12 @@ void runForward(const ForwardOptions& options) {
 
   torch::NoGradGuard no_grad;
   model::CausalLMImpl& lm = *loaded.model->lm;
-  model::KVCache cache(lm.numLayers());
-  model::prefill(lm, cache, input.ids);
-  // The hidden states of the chosen positions, recomputed over the frozen cache.
+  model::ModelState state(lm.numLayers());
+  model::prefill(lm, state, input.ids);
+  // The hidden states of the chosen positions, recomputed over the frozen state.
   model::ForwardContext context;
   context.mode = model::AttentionMode::Frozen;
-  context.cache = &cache;
+  context.state = &state;
   context.positions = torch::tensor(positions, torch::kInt64).to(lm.device());
   std::vector<std::int64_t> chosen;
   for (const std::int64_t p : positions) chosen.push_back(input.ids[p]);

@@ -1,4 +1,7 @@
-// studio-cli generate: a prompt continued by the model, streamed to stdout as it is sampled.
+// studio-cli generate: a prompt continued by the model, streamed to stdout as it is sampled (or
+// printed as one JSON object with --json).
+
+#include <nlohmann/json.hpp>
 
 #include <iostream>
 
@@ -15,6 +18,8 @@ namespace {
 struct GenerateOptions {
   ModelOptions model;
   std::string prompt;
+  std::string ids;
+  bool json = false;
   std::int64_t max_tokens = 64;
   double temperature = 0.0;
   double top_p = 1.0;
@@ -29,24 +34,40 @@ void runGenerate(const GenerateOptions& options) {
   if (options.top_p <= 0 || options.top_p > 1) throwArgument("--top-p", "must be in (0, 1]");
   if (options.top_k < 0) throwArgument("--top-k", "must be >= 0 (0 is no limit)");
   const LoadedForCli loaded = loadForCli(options.model);
-  const CliInput input = readInput(loaded, options.prompt, "");
+  const CliInput input = readInput(loaded, options.prompt, options.ids);
 
   torch::NoGradGuard no_grad;
   model::CausalLMImpl& lm = *loaded.model->lm;
-  model::KVCache cache(lm.numLayers());
-  const torch::Tensor logits = model::prefill(lm, cache, input.ids);
+  model::ModelState state(lm.numLayers());
+  const torch::Tensor logits = model::prefill(lm, state, input.ids);
   model::Sampler sampler({options.temperature, options.top_p, options.top_k, options.seed});
   model::StopCriteria stop;
   stop.max_tokens = options.max_tokens;
   stop.eos_ids = loaded.model->eos_ids;
-  for (const char* name : {"<|im_end|>", "<|endoftext|>"}) {
-    if (auto id = loaded.tokenizer->tokenId(name)) stop.eos_ids.push_back(*id);
+  if (loaded.tokenizer) {
+    for (const char* name : {"<|im_end|>", "<|endoftext|>"}) {
+      if (auto id = loaded.tokenizer->tokenId(name)) stop.eos_ids.push_back(*id);
+    }
+  } else if (!options.stop.empty()) {
+    throwArgument("--stop", "stop strings need the model folder's tokenizer.json");
   }
   stop.stop_strings = options.stop;
   model::DecodeHooks hooks;
-  hooks.on_token = [](const model::GeneratedToken& token) { std::cout << token.text << std::flush; };
+  if (!options.json) {
+    hooks.on_token = [](const model::GeneratedToken& token) {
+      std::cout << token.text << std::flush;
+    };
+  }
   const model::Generation generation =
-      model::generate(lm, cache, logits, sampler, stop, loaded.tokenizer, hooks);
+      model::generate(lm, state, logits, sampler, stop, loaded.tokenizer, hooks);
+  if (options.json) {
+    nlohmann::json out = {{"prompt_ids", input.ids},
+                          {"generated_ids", generation.ids},
+                          {"text", loaded.tokenizer ? nlohmann::json(generation.text) : nlohmann::json()},
+                          {"stop", model::stopReasonName(generation.stop)}};
+    std::cout << out.dump() << "\n";
+    return;
+  }
   std::cout << "\n";
   std::cerr << "[" << generation.ids.size() << " tokens, stopped: "
             << model::stopReasonName(generation.stop) << "]\n";
@@ -56,7 +77,11 @@ void addGenerateCommand(CLI::App& app, int& exit_code) {
   auto* command = app.add_subcommand("generate", "Continue a prompt with the model");
   auto options = std::make_shared<GenerateOptions>();
   addModelOptions(command, options->model);
-  command->add_option("--prompt", options->prompt, "The prompt text")->required();
+  auto* prompt = command->add_option("--prompt", options->prompt, "The prompt text");
+  auto* ids = command->add_option("--ids", options->ids, "The prompt as token ids: 1,2,3");
+  prompt->excludes(ids);
+  command->add_flag("--json", options->json,
+                    "Print {\"prompt_ids\", \"generated_ids\", \"text\", \"stop\"} instead of streaming");
   command->add_option("--max-tokens", options->max_tokens, "Tokens to generate at most")
       ->capture_default_str();
   command->add_option("--temperature", options->temperature, "0 is greedy")->capture_default_str();

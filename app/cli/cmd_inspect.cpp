@@ -60,6 +60,23 @@ std::pair<std::string, std::string> engineDeviceAndDtype(const InspectOptions& o
   return {options.device, dtype};
 }
 
+// Each layer's mixer, and for ttt models the TTT layers' settings.
+void addMixers(const model::ModelConfig& c, nlohmann::json& out) {
+  nlohmann::json layers = nlohmann::json::array();
+  for (int i = 0; i < c.num_hidden_layers; ++i) layers.push_back(model::mixerKindName(c.mixer(i)));
+  out["layer_mixers"] = layers;
+  out["attention_layers"] = c.attentionLayerCount();
+  if (c.family != model::ModelFamily::Ttt) return;
+  const model::TttSettings& t = c.ttt;
+  out["ttt"] = {{"ttt_layer_type", t.layer_type == model::MixerKind::TttMlp ? "mlp" : "linear"},
+                {"ttt_base_lr", t.base_lr},
+                {"mini_batch_size", t.mini_batch_size},
+                {"pre_conv", t.pre_conv},
+                {"conv_kernel", t.conv_kernel},
+                {"use_gate", t.use_gate},
+                {"share_qk", t.share_qk}};
+}
+
 nlohmann::json inspect(const InspectOptions& options) {
   const auto [device, dtype] = engineDeviceAndDtype(options);
   const model::Checkpoint checkpoint = model::loadCheckpoint(options.model);
@@ -71,7 +88,7 @@ nlohmann::json inspect(const InspectOptions& options) {
                      {"bytes", file.fileSize()},
                      {"tensors", file.names().size()}});
   }
-  return {
+  nlohmann::json out = {
       {"model", options.model},
       {"family", model::modelFamilyName(c.family)},
       {"model_type", c.model_type},
@@ -102,6 +119,8 @@ nlohmann::json inspect(const InspectOptions& options) {
       {"device", device},
       {"dtype", dtype},
   };
+  addMixers(c, out);
+  return out;
 }
 
 void addInspectCommand(CLI::App& app, int& exit_code) {

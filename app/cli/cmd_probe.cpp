@@ -11,7 +11,7 @@
 #include "core/common/error.h"
 #include "core/engine/prepared_prompt.h"
 #include "core/model/inference.h"
-#include "core/model/kv_cache.h"
+#include "core/model/model_state.h"
 #include "core/probe/attention_probe.h"
 
 namespace studio::cli {
@@ -138,7 +138,7 @@ void runProbe(const ProbeOptions& options) {
 
   torch::NoGradGuard no_grad;
   model::CausalLMImpl& lm = *loaded.model->lm;
-  model::KVCache cache(lm.numLayers());
+  model::ModelState cache(lm.numLayers());
   model::prefill(lm, cache, input.ids);
   const probe::AttentionProbe probe(lm, cache, input.ids);
   nlohmann::json out = resultJson(probe.measure(positions, targets, probe_options));

@@ -6,7 +6,7 @@
 
 namespace studio::engine {
 
-ArtifactEvent answerAttentionArtifact(model::CausalLMImpl& lm, const model::KVCache& cache,
+ArtifactEvent answerAttentionArtifact(model::CausalLMImpl& lm, const model::ModelState& state,
                                       const model::ForwardCapture& capture,
                                       const PreparedPrompt& prompt, const std::string& phase) {
   // The document's tokens: those starting inside its bytes of the prompt text.
@@ -34,9 +34,10 @@ ArtifactEvent answerAttentionArtifact(model::CausalLMImpl& lm, const model::KVCa
     return artifact;
   }
   const Span keys{first, end};
-  probe::AttentionProbe probe(lm, cache, prompt.ids);
+  probe::AttentionProbe probe(lm, state, prompt.ids);
   std::vector<torch::Tensor> layers;
   for (int l = 0; l < lm.numLayers(); ++l) {
+    if (!lm.attention(l)) continue;  // a hybrid's TTT layers have no attention weights
     layers.push_back(probe.layerWeights(capture, l, keys).select(1, 0));  // [Hq, n]
   }
   torch::Tensor weights = torch::stack(layers);  // [L, Hq, n]

@@ -8,7 +8,7 @@
 #include "core/engine/events.h"
 #include "core/engine/prepared_prompt.h"
 #include "core/model/causal_lm.h"
-#include "core/model/kv_cache.h"
+#include "core/model/model_state.h"
 #include "core/model/mixer.h"
 
 namespace studio::engine {
@@ -22,8 +22,8 @@ constexpr std::int64_t kMaxAnswerAttentionValues = std::int64_t{1} << 22;
 //   when averaged, said by meta "heads_averaged" / "layers_averaged"), data row-major float32;
 //   meta {"phase", "query_position", "context_tokens": [first, end) in the prompt,
 //         "token_starts": n byte offsets of the tokens in the document, "document_bytes"}.
-// `capture` must hold the answer query (prompt.answerQuery()) of every layer; `cache` the prompt.
-ArtifactEvent answerAttentionArtifact(model::CausalLMImpl& lm, const model::KVCache& cache,
+// `capture` must hold the answer query (prompt.answerQuery()) of every layer; `state` the prompt.
+ArtifactEvent answerAttentionArtifact(model::CausalLMImpl& lm, const model::ModelState& state,
                                       const model::ForwardCapture& capture,
                                       const PreparedPrompt& prompt, const std::string& phase);
 

@@ -2,11 +2,10 @@
 // The query × key window of one head for the heatmap inspector, at every phase of a run where the
 // answer's attention is measured ("prefill"; "qttt" with the adapted W_Q). A run keeps only the
 // answer query's row; a window of any other queries needs the run's states again, so the run is
-// replayed: its methods are seeded, so the replay reaches the same cache and, after qTTT, the
+// replayed: its methods are seeded, so the replay reaches the same state and, after qTTT, the
 // same adapted W_Q. It stops as soon as every phase asked for was seen, before decoding.
 
-#include <torch/torch.h>
-
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -26,9 +25,12 @@ struct AttentionWindowRequest {
   std::vector<std::string> phases{"prefill"};
 };
 
+// Plain floats, so that views and figures need no tensor library.
 struct AttentionWindows {
   AttentionWindowRequest request;
-  std::vector<torch::Tensor> weights;   // one per request.phases: [queries, keys] float32, CPU
+  std::int64_t queries = 0;  // the rows of every window: request.queries.size()
+  std::int64_t keys = 0;     // the columns: request.keys.size()
+  std::vector<std::vector<float>> weights;  // one per request.phases: [queries, keys] row-major
   std::vector<std::string> query_tokens;  // each query token's text
   std::vector<std::string> key_tokens;    // each key token's text
 };
@@ -44,12 +46,13 @@ class AttentionWindowSink : public EventSink {
 
   void event(const Event&) override {}
   void attentionState(const std::string& phase, model::CausalLMImpl& lm,
-                      const model::KVCache& cache, const PreparedPrompt& prompt) override;
+                      const model::ModelState& state, const PreparedPrompt& prompt) override;
   bool satisfied() const override;
   void runFinished(const RunResult& result) override;
 
  private:
   AttentionWindows m_windows;
+  std::vector<bool> m_seen;  // per phase: its window was computed
   Done m_done;
 };
 

@@ -10,6 +10,15 @@ FlopShape FlopShape::of(const model::ModelConfig& config) {
   shape.layers = static_cast<double>(config.num_hidden_layers);
   shape.hidden = static_cast<double>(config.hidden_size);
   shape.mlp_ratio = static_cast<double>(config.intermediate_size) / shape.hidden;
+  shape.attention_layers = static_cast<double>(config.attentionLayerCount());
+  for (int layer = 0; layer < config.num_hidden_layers; ++layer) {
+    const model::MixerKind kind = config.mixer(layer);
+    if (kind == model::MixerKind::Attention) continue;
+    const double d = shape.hidden, f = static_cast<double>(config.head_dim);
+    const double b = static_cast<double>(config.ttt.mini_batch_size);
+    const double linear = 8 * d * f + 4 * b * d;
+    shape.inner_per_token += kind == model::MixerKind::TttMlp ? 4 * linear : linear;
+  }
   return shape;
 }
 

@@ -12,10 +12,19 @@ struct FlopShape {
   double layers = 0;      // L
   double hidden = 0;      // d
   double mlp_ratio = 0;   // r = d_ff / d
+  // Layers whose cost grows with the context (attention); TTT layers cost the same per token
+  // wherever it is. For a transformer L_attn = L.
+  double attention_layers = 0;
+  // TTT layers' inner loop per token, summed over them (0 for a transformer): per layer ≈
+  // 8·d·f + 4·b·d for TTT-Linear (f = head_dim, b = mini-batch: the fast-weight reads, the
+  // gradient, the update and the b×b dual-form attention) and 4× that for TTT-MLP's 4f hidden.
+  double inner_per_token = 0;
 
   static FlopShape of(const model::ModelConfig& config);
-  double cQuad() const { return 2 * layers * hidden; }                          // 2·L·d
-  double cTok() const { return (4 + 2 * mlp_ratio) * layers * hidden * hidden; } // (4+2r)·L·d²
+  double cQuad() const { return 2 * attention_layers * hidden; }  // 2·L_attn·d
+  double cTok() const {                                           // (4+2r)·L·d² + TTT inner loop
+    return (4 + 2 * mlp_ratio) * layers * hidden * hidden + inner_per_token;
+  }
 };
 
 // F_prefill(T) = C_quad·T² + C_tok·T

@@ -7,27 +7,54 @@
 
 namespace studio::engine {
 
-PrefillState prefillPrompt(RunContext& context, const PreparedPrompt& prompt) {
-  PrefillState state{model::KVCache(context.lm().numLayers()), {}, std::nullopt};
+namespace {
+
+// One FastWeightLossEvent per TTT layer and token read.
+void emitFastWeightLosses(RunContext& context, const model::FastWeightLosses& losses) {
+  for (std::size_t layer = 0; layer < losses.layers.size(); ++layer) {
+    const model::FastWeightLosses::Layer& l = losses.layers[layer];
+    for (std::size_t i = 0; i < l.positions.size(); ++i) {
+      context.emit(FastWeightLossEvent{static_cast<int>(layer), l.positions[i], l.init[i],
+                                       l.before[i], l.after[i]});
+    }
+  }
+}
+
+bool hasTttLayers(const model::CausalLMImpl& lm) {
+  return lm.config().attentionLayerCount() < lm.numLayers();
+}
+
+}  // namespace
+
+Prefilled prefillPrompt(RunContext& context, const PreparedPrompt& prompt) {
+  Prefilled prefilled{model::ModelState(context.lm().numLayers()), {}, std::nullopt};
+  const bool attention = context.lm().config().attentionLayerCount() > 0;
   model::ForwardCapture capture;
   capture.query_positions = {prompt.answerQuery()};
+  model::FastWeightLosses losses;
   model::PrefillOptions options;
-  options.capture = &capture;
+  if (attention) options.capture = &capture;
+  if (hasTttLayers(context.lm())) options.fast_weight_losses = &losses;
   options.progress = [&](std::int64_t done, std::int64_t total) {
     context.progress("prefill", done, total);
     return !context.cancelled();
   };
-  state.logits = model::prefill(context.lm(), state.cache, prompt.ids, options);
-  context.answerAttention("prefill", state.cache, capture, prompt);
-  if (!prompt.target_tokens.empty()) {
-    state.probe = probe::measureCapture(context.lm(), state.cache, capture, prompt.target_tokens,
-                                        context.probe_options);
-    context.emit(ProbeEvent{"prefill", -1, *state.probe});
+  prefilled.logits = model::prefill(context.lm(), prefilled.state, prompt.ids, options);
+  emitFastWeightLosses(context, losses);
+  if (!attention) {
+    context.emit(LogEvent{"info", "the model has no attention layers: no attention probes"});
+    return prefilled;
   }
-  return state;
+  context.answerAttention("prefill", prefilled.state, capture, prompt);
+  if (!prompt.target_tokens.empty()) {
+    prefilled.probe = probe::measureCapture(context.lm(), prefilled.state, capture,
+                                            prompt.target_tokens, context.probe_options);
+    context.emit(ProbeEvent{"prefill", -1, *prefilled.probe});
+  }
+  return prefilled;
 }
 
-DecodeOutcome decode(RunContext& context, model::KVCache& cache, torch::Tensor logits,
+DecodeOutcome decode(RunContext& context, model::ModelState& state, torch::Tensor logits,
                      const PreparedPrompt& prompt, const DecodeRequest& request) {
   DecodeOutcome outcome;
   model::Sampler sampler(request.sampling);
@@ -44,11 +71,17 @@ DecodeOutcome decode(RunContext& context, model::KVCache& cache, torch::Tensor l
     }
     context.progress(request.phase, token.index + 1, request.max_tokens);
   };
-  const bool probing = request.probe_steps && !prompt.target_tokens.empty();
+  const bool probing = request.probe_steps && !prompt.target_tokens.empty() &&
+                       context.lm().config().attentionLayerCount() > 0;
+  if (hasTttLayers(context.lm())) {
+    hooks.on_fast_weight_losses = [&](const model::FastWeightLosses& losses) {
+      emitFastWeightLosses(context, losses);
+    };
+  }
   std::int64_t step = 0;  // outlives the hook that counts with it
   if (probing) {
     hooks.on_step = [&](std::int64_t, const model::ForwardCapture& capture) {
-      auto result = probe::measureCapture(context.lm(), cache, capture, prompt.target_tokens,
+      auto result = probe::measureCapture(context.lm(), state, capture, prompt.target_tokens,
                                           context.probe_options);
       outcome.step_masses.push_back(result.mean_mass);
       outcome.step_margins.push_back(result.mean_margin);
@@ -56,7 +89,7 @@ DecodeOutcome decode(RunContext& context, model::KVCache& cache, torch::Tensor l
                               std::move(result)});
     };
   }
-  outcome.generation = model::generate(context.lm(), cache, std::move(logits), sampler, stop,
+  outcome.generation = model::generate(context.lm(), state, std::move(logits), sampler, stop,
                                        context.tokenizer(), hooks);
   context.checkCancelled();
   return outcome;

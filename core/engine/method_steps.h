@@ -11,20 +11,20 @@
 #include "core/engine/run_context.h"
 #include "core/engine/run_result.h"
 #include "core/model/generation.h"
-#include "core/model/kv_cache.h"
+#include "core/model/model_state.h"
 #include "core/probe/probe_result.h"
 
 namespace studio::engine {
 
-struct PrefillState {
-  model::KVCache cache;
+struct Prefilled {
+  model::ModelState state;
   torch::Tensor logits;                       // [vocab]: prediction of the first new token
   std::optional<probe::ProbeResult> probe;    // the answer query's, when there are targets
 };
 
 // Prefills `prompt` with progress events, emits the answer query's attention over the document
 // (answer_attention.h) and, when it has targets, its probe (phase "prefill").
-PrefillState prefillPrompt(RunContext& context, const PreparedPrompt& prompt);
+Prefilled prefillPrompt(RunContext& context, const PreparedPrompt& prompt);
 
 struct DecodeRequest {
   model::SamplingParams sampling;
@@ -42,9 +42,9 @@ struct DecodeOutcome {
   std::vector<double> step_margins;
 };
 
-// Generates from `logits` into `cache` (see model::generate), reporting tokens and per-token
+// Generates from `logits` into `state` (see model::generate), reporting tokens and per-token
 // probes against `prompt`'s targets.
-DecodeOutcome decode(RunContext& context, model::KVCache& cache, torch::Tensor logits,
+DecodeOutcome decode(RunContext& context, model::ModelState& state, torch::Tensor logits,
                      const PreparedPrompt& prompt, const DecodeRequest& request);
 
 // The paper's answer-query summary: the mean over answer steps (the query that predicted each

@@ -35,11 +35,11 @@ void RunContext::emit(const Event& event) const {
   if (m_emit) m_emit(event);
 }
 
-void RunContext::answerAttention(const std::string& phase, const model::KVCache& cache,
+void RunContext::answerAttention(const std::string& phase, const model::ModelState& state,
                                  const model::ForwardCapture& capture,
                                  const PreparedPrompt& prompt) {
-  emit(answerAttentionArtifact(lm(), cache, capture, prompt, phase));
-  if (m_attention_state) m_attention_state(phase, lm(), cache, prompt);
+  emit(answerAttentionArtifact(lm(), state, capture, prompt, phase));
+  if (m_attention_state) m_attention_state(phase, lm(), state, prompt);
 }
 
 void RunContext::progress(const std::string& stage, std::int64_t done, std::int64_t total) {

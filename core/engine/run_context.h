@@ -13,7 +13,7 @@
 #include "core/engine/flop_model.h"
 #include "core/engine/prepared_prompt.h"
 #include "core/engine/run_spec.h"
-#include "core/model/kv_cache.h"
+#include "core/model/model_state.h"
 #include "core/model/mixer.h"
 #include "core/model/model_loader.h"
 #include "core/probe/probe_math.h"
@@ -25,10 +25,10 @@ class RunContext {
  public:
   using EventCallback = std::function<void(const Event&)>;
   using CancelCheck = std::function<bool()>;
-  // Sees the model, cache and prompt where a method measures the answer's attention, in that
+  // Sees the model, state and prompt where a method measures the answer's attention, in that
   // phase's state (after qTTT: the adapted W_Q). run_executor.h's EventSink::attentionState.
   using AttentionStateHook = std::function<void(const std::string& phase, model::CausalLMImpl& lm,
-                                                const model::KVCache& cache,
+                                                const model::ModelState& state,
                                                 const PreparedPrompt& prompt)>;
 
   RunContext(RunSpec spec, nlohmann::json params, std::shared_ptr<model::LoadedModel> model,
@@ -50,7 +50,7 @@ class RunContext {
   // Emits the answer query's attention over the document for `phase` ("prefill", "qttt"; see
   // answer_attention.h) from `capture` (it holds prompt.answerQuery() in every layer), then shows
   // the hook this state.
-  void answerAttention(const std::string& phase, const model::KVCache& cache,
+  void answerAttention(const std::string& phase, const model::ModelState& state,
                        const model::ForwardCapture& capture, const PreparedPrompt& prompt);
   void setAttentionStateHook(AttentionStateHook hook) { m_attention_state = std::move(hook); }
   // Progress of a stage with an estimate of the time left from the stage's pace so far.

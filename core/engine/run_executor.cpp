@@ -48,9 +48,9 @@ RunResult executeRun(const RunSpec& spec, ModelCache& models, EventSink& sink,
         [&sink](const Event& event) { sink.event(event); },
         [&sink, &cancelled] { return sink.satisfied() || (cancelled && cancelled()); });
     context.setAttentionStateHook([&sink](const std::string& phase, model::CausalLMImpl& lm,
-                                          const model::KVCache& cache,
+                                          const model::ModelState& state,
                                           const PreparedPrompt& prompt) {
-      sink.attentionState(phase, lm, cache, prompt);
+      sink.attentionState(phase, lm, state, prompt);
     });
     RunSpec resolved = resolveSpec(spec, cached.model->config, context.prompt(false).length());
     context.setParams(resolved.params);

@@ -11,8 +11,12 @@
 #include "core/engine/prepared_prompt.h"
 #include "core/engine/run_result.h"
 #include "core/engine/run_spec.h"
-#include "core/model/causal_lm.h"
-#include "core/model/kv_cache.h"
+
+namespace studio::model {
+class CausalLMImpl;
+class ModelState;
+struct ModelConfig;
+}  // namespace studio::model
 
 namespace studio::engine {
 
@@ -24,10 +28,10 @@ class EventSink {
   virtual void event(const Event& event) = 0;
   virtual void runFinished(const RunResult& result) {}
   // Called on the engine thread where the method measures the answer's attention ("prefill", and
-  // "qttt" with the adapted W_Q), with the model and cache as they are in that phase. A sink that
+  // "qttt" with the adapted W_Q), with the model and state as they are in that phase. A sink that
   // looks further into attention (attention_window.h) does it here; nothing may be kept.
   virtual void attentionState(const std::string& phase, model::CausalLMImpl& lm,
-                              const model::KVCache& cache, const PreparedPrompt& prompt) {}
+                              const model::ModelState& state, const PreparedPrompt& prompt) {}
   // True once the sink has all it wants: the run stops at its next step, as if cancelled (a
   // replay that only needed the attention states).
   virtual bool satisfied() const { return false; }

@@ -5,7 +5,7 @@
 
 #include "core/common/error.h"
 #include "core/model/attention_kernel.h"
-#include "core/model/kv_cache.h"
+#include "core/model/model_state.h"
 
 namespace studio::model {
 
@@ -87,16 +87,16 @@ Tensor AttentionMixerImpl::forward(const Tensor& x, int layer, ForwardContext& c
       break;
     }
     case AttentionMode::Extend: {
-      if (!context.cache) throwError(ErrorKind::Internal, "", "attention", "Extend needs a cache");
+      if (!context.state) throwError(ErrorKind::Internal, "", "attention", "Extend needs a state");
       Tensor v;
       Tensor k = keysValues(x, positions, v);
-      context.cache->append(layer, k, v);
-      segments = context.cache->segments(layer);
+      context.state->kv().append(layer, k, v);
+      segments = context.state->kv().segments(layer);
       break;
     }
     case AttentionMode::Frozen: {
-      if (!context.cache) throwError(ErrorKind::Internal, "", "attention", "Frozen needs a cache");
-      segments = context.cache->segments(layer);
+      if (!context.state) throwError(ErrorKind::Internal, "", "attention", "Frozen needs a state");
+      segments = context.state->kv().segments(layer);
       break;
     }
   }

@@ -19,7 +19,6 @@ class AttentionMixerImpl : public MixerImpl {
                      const torch::TensorOptions& options);
 
   torch::Tensor forward(const torch::Tensor& x, int layer, ForwardContext& context) override;
-  const char* moduleName() const override { return "self_attn"; }
 
   // Post-norm, post-RoPE queries of x at `positions` [T]: [B, Hq, T, D] (probes use it).
   torch::Tensor queries(const torch::Tensor& x, const torch::Tensor& positions);

@@ -1,7 +1,8 @@
 #include "core/model/causal_lm.h"
 
 #include "core/common/error.h"
-#include "core/model/kv_cache.h"
+#include "core/model/mixer_factory.h"
+#include "core/model/model_state.h"
 
 namespace studio::model {
 
@@ -19,10 +20,8 @@ CausalLMImpl::CausalLMImpl(const ModelConfig& config, const torch::TensorOptions
       m_options(options),
       m_rotary(std::make_shared<Rotary>(config, options.device())) {
   model = register_module("model", DecoderStack(config, options));
-  for (std::int64_t i = 0; i < config.num_hidden_layers; ++i) {
-    auto mixer = std::make_shared<AttentionMixerImpl>(config, m_rotary, options);
-    model->layers->push_back(DecoderLayer(mixer, config.hidden_size, config.intermediate_size,
-                                          config.rms_norm_eps, options));
+  for (int i = 0; i < config.num_hidden_layers; ++i) {
+    model->layers->push_back(DecoderLayer(makeMixer(config, i, m_rotary, options), config, options));
   }
   if (!config.tie_word_embeddings) {
     lm_head = register_module("lm_head", Linear(config.hidden_size, config.vocab_size, false,
@@ -38,21 +37,27 @@ AttentionMixerImpl* CausalLMImpl::attention(int index) const {
   return dynamic_cast<AttentionMixerImpl*>(layer(index).mixer.get());
 }
 
+TttMixerImpl* CausalLMImpl::ttt(int index) const {
+  return dynamic_cast<TttMixerImpl*>(layer(index).mixer.get());
+}
+
 Tensor CausalLMImpl::forward(const Tensor& ids, ForwardContext& context) {
   if (ids.dim() != 2) throwArgument("ids", "expected [batch, tokens]");
   const auto T = ids.size(1);
+  if (context.mode != AttentionMode::Full && !context.state) {
+    throwError(ErrorKind::Internal, "", "forward", "Extend and Frozen need a model state");
+  }
   if (!context.positions.defined()) {
-    std::int64_t start = 0;
-    if (context.mode == AttentionMode::Extend && context.cache) start = context.cache->length();
+    const std::int64_t start = context.mode == AttentionMode::Extend ? context.state->length() : 0;
     context.positions = torch::arange(start, start + T, torch::TensorOptions(torch::kInt64));
   }
   context.positions = context.positions.to(m_options.device());
   if (context.mode == AttentionMode::Frozen) {
     const auto last = context.positions.max().item<std::int64_t>();
-    if (!context.cache || context.cache->length() <= last) {
+    if (context.state->length() <= last) {
       throwArgument("positions", "a frozen forward reads keys up to position " +
-                                     std::to_string(last) + " but the cache holds " +
-                                     std::to_string(context.cache ? context.cache->length() : 0));
+                                     std::to_string(last) + " but the state holds " +
+                                     std::to_string(context.state->length()));
     }
   }
   if (context.capture && context.capture->layers.size() < static_cast<std::size_t>(numLayers())) {
@@ -60,6 +65,7 @@ Tensor CausalLMImpl::forward(const Tensor& ids, ForwardContext& context) {
   }
   Tensor h = model->embed_tokens->forward(ids.to(m_options.device()));
   for (int i = 0; i < numLayers(); ++i) h = layer(i).forward(h, i, context);
+  if (context.mode == AttentionMode::Extend) context.state->advance(T);
   return model->norm->forward(h);
 }
 

@@ -10,6 +10,7 @@
 
 #include "core/model/attention_mixer.h"
 #include "core/model/decoder_layer.h"
+#include "core/model/ttt_mixer.h"
 #include "core/model/layers_basic.h"
 #include "core/model/mixer.h"
 #include "core/model/model_config.h"
@@ -32,8 +33,8 @@ class CausalLMImpl : public torch::nn::Module {
   CausalLMImpl(const ModelConfig& config, const torch::TensorOptions& options);
 
   // ids: [B, T] int64 -> final hidden states [B, T, hidden] (after the final norm).
-  // context.positions, when undefined, is filled with the next positions of the cache (Extend)
-  // or 0..T−1 (Full).
+  // context.positions, when undefined, is filled with the state's next positions (Extend) or
+  // 0..T−1 (Full). Extend advances the state by T.
   torch::Tensor forward(const torch::Tensor& ids, ForwardContext& context);
   // hidden: [..., hidden] -> logits [..., vocab]
   torch::Tensor logits(const torch::Tensor& hidden) const;
@@ -43,6 +44,8 @@ class CausalLMImpl : public torch::nn::Module {
   DecoderLayerImpl& layer(int index) const;
   // nullptr when layer `index` is not an attention layer.
   AttentionMixerImpl* attention(int index) const;
+  // nullptr when layer `index` is not a TTT layer.
+  TttMixerImpl* ttt(int index) const;
   const Rotary& rotary() const { return *m_rotary; }
   torch::Device device() const { return m_options.device(); }
   torch::Dtype dtype() const { return torch::typeMetaToScalarType(m_options.dtype()); }

@@ -41,11 +41,16 @@ bool isWeightDtype(const std::string& dtype) {
   return dtype == "F32" || dtype == "F16" || dtype == "BF16";
 }
 
-// Buffers some exports saved next to the weights; transformers recomputes them.
+// Buffers some exports saved next to the weights; the model recomputes them (rotary inverse
+// frequencies; a TTT layer's token_idx, 1/(i+1)).
 bool isIgnorableBuffer(const std::string& name) {
-  const std::string suffix = "rotary_emb.inv_freq";
-  return name.size() >= suffix.size() &&
-         name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  for (const std::string suffix : {"rotary_emb.inv_freq", "seq_modeling_block.token_idx"}) {
+    if (name.size() >= suffix.size() &&
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      return true;
+    }
+  }
+  return false;
 }
 
 std::string describeArchitecture(const ModelConfig& config) {

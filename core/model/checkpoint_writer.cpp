@@ -3,6 +3,7 @@
 #include <ATen/CPUGeneratorImpl.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
@@ -58,14 +59,28 @@ void removeIfPresent(const fs::path& path) {
   }
 }
 
-bool isBias(const std::string& name) {
-  return name.size() > 5 && name.compare(name.size() - 5, 5, ".bias") == 0;
+bool endsWith(const std::string& name, const std::string& suffix) {
+  return name.size() >= suffix.size() &&
+         name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// Zero at initialisation: biases (a TTT layer's fast-weight biases b1, b2 and its learned
+// per-head rate bias among them) and the TTT token factors' learned offsets.
+bool startsAtZero(const std::string& name) {
+  for (const char* suffix : {".bias", "_bias", ".b1", ".b2", ".learnable_token_idx"}) {
+    if (endsWith(name, suffix)) return true;
+  }
+  return false;
 }
 
 bool isNormWeight(const std::string& name) {
-  const std::string suffix = "norm.weight";
-  return name.size() >= suffix.size() &&
-         name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return endsWith(name, "norm.weight") || endsWith(name, "ttt_norm_weight");
+}
+
+// The causal convolutions of a ttt model: torch.nn.Conv1d's default initialisation.
+bool isConvolution(const std::string& name) {
+  return name.find(".conv.conv.") != std::string::npos ||
+         name.find(".conv_q.") != std::string::npos || name.find(".conv_k.") != std::string::npos;
 }
 
 }  // namespace
@@ -137,7 +152,11 @@ std::map<std::string, torch::Tensor> randomTensors(const ModelConfig& config, st
   // std::map iterates in one fixed order, so the same seed gives the same weights.
   for (const auto& [name, shape] : config.expectedTensorShapes()) {
     torch::Tensor tensor;
-    if (isBias(name)) {
+    if (isConvolution(name)) {
+      // Conv1d's kaiming-uniform default: U(−1/√fan_in, 1/√fan_in), fan_in = the kernel size.
+      const double bound = 1.0 / std::sqrt(static_cast<double>(config.ttt.conv_kernel));
+      tensor = torch::rand(shape, generator, torch::kFloat32).mul_(2 * bound).sub_(bound);
+    } else if (startsAtZero(name)) {
       tensor = torch::zeros(shape, torch::kFloat32);
     } else if (isNormWeight(name)) {
       tensor = torch::ones(shape, torch::kFloat32);

@@ -34,8 +34,10 @@ void writeCheckpoint(const std::string& dir, const ModelConfig& config,
                      const std::map<std::string, torch::Tensor>& tensors,
                      const CheckpointWriteOptions& options = {});
 
-// Every tensor of the architecture, deterministic in `seed`: matrices normal with std 0.02, norm
-// weights ones, biases zeros, in `dtype` (drawn in float32, then cast).
+// Every tensor of the architecture, deterministic in `seed`, initialised as transformers and
+// ttt-lm-pytorch do: matrices (and TTT fast weights W_0) normal with std 0.02, norm weights ones,
+// biases and TTT token-factor offsets zeros, causal convolutions Conv1d's uniform default; in
+// `dtype` (drawn in float32, then cast).
 std::map<std::string, torch::Tensor> randomTensors(const ModelConfig& config, std::uint64_t seed,
                                                    torch::Dtype dtype = torch::kFloat32);
 

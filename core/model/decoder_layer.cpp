@@ -1,22 +1,43 @@
 #include "core/model/decoder_layer.h"
 
+#include "core/common/error.h"
+#include "core/model/model_state.h"
+#include "core/model/ttt_config.h"
+
 namespace studio::model {
 
-DecoderLayerImpl::DecoderLayerImpl(std::shared_ptr<MixerImpl> mixer_, std::int64_t hidden,
-                                   std::int64_t intermediate, double eps,
+DecoderLayerImpl::DecoderLayerImpl(std::shared_ptr<MixerImpl> mixer_, const ModelConfig& config,
                                    const torch::TensorOptions& options) {
-  input_layernorm = register_module("input_layernorm", RMSNorm(hidden, eps, options));
-  const std::string name = mixer_->moduleName();  // before the move: argument order is unspecified
-  mixer = register_module(name, std::move(mixer_));
-  post_attention_layernorm =
-      register_module("post_attention_layernorm", RMSNorm(hidden, eps, options));
-  mlp = register_module("mlp", SwiGluMlp(hidden, intermediate, options));
+  const std::int64_t hidden = config.hidden_size;
+  const double eps = config.rms_norm_eps;
+  const bool ttt = config.family == ModelFamily::Ttt;
+  if (ttt && config.ttt.pre_conv) {
+    pre_conv = register_module("conv", PreConv(hidden, config.ttt.conv_kernel,
+                                               config.ttt.mini_batch_size, eps, options));
+  }
+  mixer_norm = register_module(ttt ? "seq_norm" : "input_layernorm", RMSNorm(hidden, eps, options));
+  mixer = register_module(mixerModuleName(config), std::move(mixer_));
+  mlp_norm = register_module(ttt ? "ffn_norm" : "post_attention_layernorm",
+                             RMSNorm(hidden, eps, options));
+  mlp = register_module("mlp", SwiGluMlp(hidden, config.intermediate_size, options));
 }
 
-torch::Tensor DecoderLayerImpl::forward(const torch::Tensor& x, int layer,
+torch::Tensor DecoderLayerImpl::forward(const torch::Tensor& x_in, int layer,
                                         ForwardContext& context) {
-  auto h = x + mixer->forward(input_layernorm->forward(x), layer, context);
-  return h + mlp->forward(post_attention_layernorm->forward(h));
+  torch::Tensor x = x_in;
+  if (pre_conv) {
+    if (context.mode == AttentionMode::Frozen) {
+      throwError(ErrorKind::Unsupported, "", "layer " + std::to_string(layer),
+                 "a layer with a causal convolution (pre_conv) has no query-only forward over a "
+                 "frozen state");
+    }
+    ConvHistory* history = context.mode == AttentionMode::Extend && context.state
+                               ? &context.state->layer(layer).pre_conv
+                               : nullptr;
+    x = x + pre_conv->forward(x, history);
+  }
+  auto h = x + mixer->forward(mixer_norm->forward(x), layer, context);
+  return h + mlp->forward(mlp_norm->forward(h));
 }
 
 }  // namespace studio::model

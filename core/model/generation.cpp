@@ -39,7 +39,7 @@ std::size_t findStop(const std::string& text, const std::vector<std::string>& st
 
 }  // namespace
 
-Generation generate(CausalLMImpl& lm, KVCache& cache, torch::Tensor logits, Sampler& sampler,
+Generation generate(CausalLMImpl& lm, ModelState& state, torch::Tensor logits, Sampler& sampler,
                     const StopCriteria& stop,
                     const std::shared_ptr<const tokenizer::Tokenizer>& tokenizer,
                     const DecodeHooks& hooks) {
@@ -74,12 +74,15 @@ Generation generate(CausalLMImpl& lm, KVCache& cache, torch::Tensor logits, Samp
       return out;
     }
     const std::size_t at = findStop(out.text, stop.stop_strings, searched_from);
-    // Feed the token so that the cache holds everything generated (and the probe sees it).
+    // Feed the token so that the state holds everything generated (and the probe sees it).
     ForwardCapture capture;
-    if (hooks.on_step) capture.query_positions = {cache.length()};
-    const std::int64_t position = cache.length();
-    logits = decodeStep(lm, cache, token.id, hooks.on_step ? &capture : nullptr);
+    FastWeightLosses losses;
+    if (hooks.on_step) capture.query_positions = {state.length()};
+    const std::int64_t position = state.length();
+    logits = decodeStep(lm, state, token.id, hooks.on_step ? &capture : nullptr,
+                        hooks.on_fast_weight_losses ? &losses : nullptr);
     if (hooks.on_step) hooks.on_step(position, capture);
+    if (hooks.on_fast_weight_losses) hooks.on_fast_weight_losses(losses);
     if (at != std::string::npos) {
       out.text.resize(at);
       out.stop = StopReason::StopString;

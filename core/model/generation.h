@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "core/model/causal_lm.h"
-#include "core/model/kv_cache.h"
 #include "core/model/mixer.h"
+#include "core/model/model_state.h"
 #include "core/model/sampler.h"
 #include "core/tokenizer/tokenizer.h"
 
@@ -47,12 +47,15 @@ struct DecodeHooks {
   // When set, every decode step captures the fed token's query (and its log-sum-exp) and this is
   // called with it: the probes of thinking tokens (SPEC §1, Prop. 2.4).
   std::function<void(std::int64_t position, const ForwardCapture&)> on_step;
+  // When set, every decode step records the TTT layers' fast-weight losses of the fed token and
+  // this is called with them.
+  std::function<void(const FastWeightLosses&)> on_fast_weight_losses;
 };
 
 // `logits`: [vocab], the prediction for the first new token (what prefill() returned). The
-// generated tokens are fed into `cache` as they are sampled (the last one too unless generation
+// generated tokens are read into `state` as they are sampled (the last one too unless generation
 // stopped on EOS or a cancel), so a caller can continue from where it stopped.
-Generation generate(CausalLMImpl& lm, KVCache& cache, torch::Tensor logits, Sampler& sampler,
+Generation generate(CausalLMImpl& lm, ModelState& state, torch::Tensor logits, Sampler& sampler,
                     const StopCriteria& stop,
                     const std::shared_ptr<const tokenizer::Tokenizer>& tokenizer,
                     const DecodeHooks& hooks = {});

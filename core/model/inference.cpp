@@ -4,7 +4,7 @@
 
 namespace studio::model {
 
-torch::Tensor prefill(CausalLMImpl& lm, KVCache& cache, const std::vector<std::int64_t>& ids,
+torch::Tensor prefill(CausalLMImpl& lm, ModelState& state, const std::vector<std::int64_t>& ids,
                       const PrefillOptions& options) {
   if (ids.empty()) throwArgument("prompt", "nothing to prefill");
   for (std::int64_t id : ids) {
@@ -15,7 +15,7 @@ torch::Tensor prefill(CausalLMImpl& lm, KVCache& cache, const std::vector<std::i
   }
   torch::NoGradGuard no_grad;
   const auto total = static_cast<std::int64_t>(ids.size());
-  cache.reserve(cache.length() + total);
+  state.reserve(state.length() + total);
   const std::int64_t chunk = std::max<std::int64_t>(1, options.chunk);
   torch::Tensor last_hidden;
   for (std::int64_t start = 0; start < total; start += chunk) {
@@ -23,8 +23,9 @@ torch::Tensor prefill(CausalLMImpl& lm, KVCache& cache, const std::vector<std::i
     std::vector<std::int64_t> piece(ids.begin() + start, ids.begin() + end);
     ForwardContext context;
     context.mode = AttentionMode::Extend;
-    context.cache = &cache;
+    context.state = &state;
     context.capture = options.capture;
+    context.fast_weight_losses = options.fast_weight_losses;
     auto hidden = lm.forward(torch::tensor(piece, torch::kInt64).unsqueeze(0), context);
     last_hidden = hidden.select(1, hidden.size(1) - 1);  // [1, hidden]
     if (options.progress && !options.progress(end, total)) {
@@ -34,16 +35,17 @@ torch::Tensor prefill(CausalLMImpl& lm, KVCache& cache, const std::vector<std::i
   return lm.logits(last_hidden)[0];
 }
 
-torch::Tensor decodeStep(CausalLMImpl& lm, KVCache& cache, std::int64_t token,
-                         ForwardCapture* capture) {
+torch::Tensor decodeStep(CausalLMImpl& lm, ModelState& state, std::int64_t token,
+                         ForwardCapture* capture, FastWeightLosses* fast_weight_losses) {
   if (token < 0 || token >= lm.config().vocab_size) {
     throwArgument("token", std::to_string(token) + " is outside the vocabulary");
   }
   torch::NoGradGuard no_grad;
   ForwardContext context;
   context.mode = AttentionMode::Extend;
-  context.cache = &cache;
+  context.state = &state;
   context.capture = capture;
+  context.fast_weight_losses = fast_weight_losses;
   auto hidden = lm.forward(torch::tensor({token}, torch::kInt64).unsqueeze(0), context);
   return lm.logits(hidden[0][0]);
 }

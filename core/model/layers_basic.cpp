@@ -22,9 +22,20 @@ RMSNormImpl::RMSNormImpl(std::int64_t size, double eps_, const torch::TensorOpti
 }
 
 torch::Tensor RMSNormImpl::forward(const torch::Tensor& x) const {
-  auto x32 = x.to(torch::kFloat32);
-  auto normed = x32 * torch::rsqrt(x32.pow(2).mean(-1, /*keepdim=*/true) + eps);
+  // float32 for half types as transformers does; a float64 model (the gradient checks) stays so.
+  auto wide = x.to(at::promote_types(x.scalar_type(), torch::kFloat32));
+  auto normed = wide * torch::rsqrt(wide.pow(2).mean(-1, /*keepdim=*/true) + eps);
   return weight * normed.to(x.scalar_type());
+}
+
+LayerNormImpl::LayerNormImpl(std::int64_t size, double eps_, const torch::TensorOptions& options)
+    : eps(eps_) {
+  weight = register_parameter("weight", torch::empty({size}, options), false);
+  bias = register_parameter("bias", torch::empty({size}, options), false);
+}
+
+torch::Tensor LayerNormImpl::forward(const torch::Tensor& x) const {
+  return torch::layer_norm(x, {weight.size(0)}, weight, bias, eps);
 }
 
 EmbeddingImpl::EmbeddingImpl(std::int64_t vocab, std::int64_t size,

@@ -23,13 +23,26 @@ TORCH_MODULE(Linear);
 class RMSNormImpl : public torch::nn::Module {
  public:
   RMSNormImpl(std::int64_t size, double eps, const torch::TensorOptions& options);
-  // Normalises over the last dimension in float32, as transformers does, then scales.
+  // Normalises over the last dimension in float32 (float64 inputs in float64), as transformers
+  // does, then scales.
   torch::Tensor forward(const torch::Tensor& x) const;
 
   torch::Tensor weight;  // [size]
   double eps;
 };
 TORCH_MODULE(RMSNorm);
+
+// LayerNorm with weight and bias (torch.nn.LayerNorm's parameters and formula).
+class LayerNormImpl : public torch::nn::Module {
+ public:
+  LayerNormImpl(std::int64_t size, double eps, const torch::TensorOptions& options);
+  torch::Tensor forward(const torch::Tensor& x) const;
+
+  torch::Tensor weight;  // [size]
+  torch::Tensor bias;    // [size]
+  double eps;
+};
+TORCH_MODULE(LayerNorm);
 
 class EmbeddingImpl : public torch::nn::Module {
  public:

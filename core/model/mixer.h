@@ -1,7 +1,7 @@
 #pragma once
-// A layer's token mixer: attention now; TTT-Linear, TTT-MLP and SR-TTT mixers later. A decoder
-// layer is a mixer plus an MLP; everything a forward pass needs to know about caching and
-// capturing travels in the ForwardContext.
+// A layer's token mixer: attention, TTT-Linear, TTT-MLP (and SR-TTT's later). A decoder layer is a
+// mixer plus an MLP; everything a forward pass needs to know about state and capturing travels in
+// the ForwardContext.
 
 #include <torch/torch.h>
 
@@ -9,20 +9,21 @@
 
 namespace studio::model {
 
-class KVCache;
+class ModelState;
 
 enum class AttentionMode {
-  // Keys and values of the input are computed, appended to the cache, and the queries attend to
-  // everything cached (prefill chunks and decode steps).
+  // The input's tokens are read into the state (keys and values appended, fast weights updated)
+  // and every layer sees everything read so far (prefill chunks and decode steps).
   Extend,
-  // Queries only: keys and values, the input's own included, are read from a cache that already
+  // Queries only: keys and values, the input's own included, are read from a state that already
   // holds them (qTTT spans over the frozen prefill cache, probes and heatmaps of any position).
+  // Attention layers only.
   Frozen,
-  // No cache: the input attends causally to itself (training).
+  // No state: the input is a whole sequence from its first token (training).
   Full,
 };
 
-// What a forward pass records per layer for the probes.
+// What a forward pass records per attention layer for the probes.
 struct LayerCapture {
   std::vector<torch::Tensor> lse_chunks;  // each [B, Hq, T_chunk] float32, in call order
   std::vector<torch::Tensor> q_chunks;    // each [B, Hq, n, D]: queries at capture positions
@@ -42,19 +43,33 @@ struct ForwardCapture {
   torch::Tensor queryLse(int layer) const;
 };
 
+// The fast-weight loss of SPEC §4 (TTT paper Fig. 5 and 17) of every token a TTT layer reads:
+// its reconstruction error at W_0 (`init`), at the start weights of its mini-batch (`before`) and
+// at its own weights after its update (`after`). Batch element 0.
+struct FastWeightLosses {
+  struct Layer {
+    std::vector<std::int64_t> positions;
+    std::vector<double> init, before, after;
+  };
+  std::vector<Layer> layers;  // indexed by layer; empty for layers that are not TTT layers
+
+  // Appends the [T] losses of one call of `layer` at `positions`.
+  void append(int layer, const torch::Tensor& positions, const torch::Tensor& init,
+              const torch::Tensor& before, const torch::Tensor& after);
+};
+
 struct ForwardContext {
   AttentionMode mode = AttentionMode::Full;
-  KVCache* cache = nullptr;        // Extend and Frozen
-  torch::Tensor positions;         // [T] int64 absolute positions of the input tokens
+  ModelState* state = nullptr;      // Extend and Frozen
+  torch::Tensor positions;          // [T] int64 absolute positions of the input tokens
   ForwardCapture* capture = nullptr;
+  FastWeightLosses* fast_weight_losses = nullptr;
 };
 
 class MixerImpl : public torch::nn::Module {
  public:
   // x: [B, T, hidden] -> [B, T, hidden]
   virtual torch::Tensor forward(const torch::Tensor& x, int layer, ForwardContext& context) = 0;
-  // The HF name of the mixer inside a layer ("self_attn" for attention).
-  virtual const char* moduleName() const = 0;
 };
 
 }  // namespace studio::model

@@ -6,145 +6,14 @@
 
 #include "core/common/error.h"
 #include "core/model/bounded_json.h"
+#include "core/model/config_fields.h"
+#include "core/model/ttt_config.h"
 
 namespace studio::model {
 
 namespace {
 
 using json = nlohmann::json;
-
-// Far above any released model, far below where the arithmetic on shapes could overflow.
-constexpr std::int64_t kMaxVocab = std::int64_t{1} << 31;
-constexpr std::int64_t kMaxWidth = std::int64_t{1} << 20;  // hidden, intermediate
-constexpr std::int64_t kMaxHeads = std::int64_t{1} << 14;
-constexpr std::int64_t kMaxHeadDim = std::int64_t{1} << 14;
-constexpr std::int64_t kMaxLayers = std::int64_t{1} << 14;
-constexpr std::int64_t kMaxPositions = std::int64_t{1} << 40;
-constexpr std::int64_t kMaxTokenId = std::numeric_limits<std::int32_t>::max();
-constexpr std::int64_t kMaxParameters = std::int64_t{1} << 50;
-
-[[noreturn]] void configError(const std::string& file, const std::string& field,
-                              const std::string& what) {
-  throwError(ErrorKind::Config, file, field, what);
-}
-
-std::string formatNumber(double value) {
-  json number = value;
-  return number.dump();
-}
-
-// Typed access to the fields of one JSON object. An absent field and an explicit null are the
-// same (transformers writes `"head_dim": null` for "derive it"); a present field of the wrong type
-// is an error, never silently replaced by the default.
-class FieldReader {
- public:
-  FieldReader(const json& object, std::string file, std::string prefix)
-      : m_object(object), m_file(std::move(file)), m_prefix(std::move(prefix)) {}
-
-  std::string name(const std::string& key) const { return m_prefix + key; }
-
-  const json* find(const std::string& key) const {
-    const auto it = m_object.find(key);
-    if (it == m_object.end() || it->is_null()) return nullptr;
-    return &*it;
-  }
-
-  std::optional<std::int64_t> integer(const std::string& key, std::int64_t min,
-                                      std::int64_t max) const {
-    const json* value = find(key);
-    if (!value) return std::nullopt;
-    return toInteger(*value, name(key), min, max);
-  }
-
-  std::int64_t requiredInteger(const std::string& key, std::int64_t min,
-                               std::int64_t max) const {
-    const auto value = integer(key, min, max);
-    if (!value) configError(m_file, name(key), "missing");
-    return *value;
-  }
-
-  std::int64_t toInteger(const json& value, const std::string& field, std::int64_t min,
-                         std::int64_t max) const {
-    if (!value.is_number_integer()) {
-      configError(m_file, field, "must be an integer, got " + describeJson(value));
-    }
-    if (value.is_number_unsigned() &&
-        value.get<std::uint64_t>() > static_cast<std::uint64_t>(max)) {
-      configError(m_file, field,
-                  value.dump() + " is larger than the limit " + std::to_string(max));
-    }
-    const auto number = value.get<std::int64_t>();
-    if (number < min) {
-      configError(m_file, field,
-                  "must be at least " + std::to_string(min) + ", got " + std::to_string(number));
-    }
-    if (number > max) {
-      configError(m_file, field,
-                  std::to_string(number) + " is larger than the limit " + std::to_string(max));
-    }
-    return number;
-  }
-
-  // A finite number (integers accepted: `"rope_theta": 10000`).
-  std::optional<double> number(const std::string& key) const {
-    const json* value = find(key);
-    if (!value) return std::nullopt;
-    if (!value->is_number()) {
-      configError(m_file, name(key), "must be a number, got " + describeJson(*value));
-    }
-    const double number = value->get<double>();
-    if (!std::isfinite(number)) configError(m_file, name(key), "must be finite");
-    return number;
-  }
-
-  double requiredNumber(const std::string& key) const {
-    const auto value = number(key);
-    if (!value) configError(m_file, name(key), "missing");
-    return *value;
-  }
-
-  std::optional<bool> boolean(const std::string& key) const {
-    const json* value = find(key);
-    if (!value) return std::nullopt;
-    if (!value->is_boolean()) {
-      configError(m_file, name(key), "must be true or false, got " + describeJson(*value));
-    }
-    return value->get<bool>();
-  }
-
-  std::optional<std::string> string(const std::string& key) const {
-    const json* value = find(key);
-    if (!value) return std::nullopt;
-    if (!value->is_string()) {
-      configError(m_file, name(key), "must be a string, got " + describeJson(*value));
-    }
-    return value->get<std::string>();
-  }
-
-  // An id or a list of ids (eos_token_id is either).
-  std::vector<std::int64_t> tokenIds(const std::string& key) const {
-    const json* value = find(key);
-    if (!value) return {};
-    std::vector<std::int64_t> ids;
-    if (value->is_array()) {
-      for (std::size_t i = 0; i < value->size(); ++i) {
-        ids.push_back(toInteger((*value)[i], name(key) + "[" + std::to_string(i) + "]", 0,
-                                kMaxTokenId));
-      }
-    } else if (value->is_number_integer()) {
-      ids.push_back(toInteger(*value, name(key), 0, kMaxTokenId));
-    } else {
-      configError(m_file, name(key),
-                  "must be a token id or a list of token ids, got " + describeJson(*value));
-    }
-    return ids;
-  }
-
- private:
-  const json& m_object;
-  std::string m_file;
-  std::string m_prefix;
-};
 
 // `where` is "rope_scaling" or, in transformers 5 configs, "rope_parameters".
 RopeScaling parseRopeScaling(const json& object, const std::string& file,
@@ -241,7 +110,19 @@ std::int64_t checkedAdd(std::int64_t a, std::int64_t b, const std::string& file)
   return out;
 }
 
+// The sum of the architecture's tensor sizes (TTT models, whose layers have many small tensors).
+std::int64_t countShapes(const ModelConfig& c, const std::string& file) {
+  std::int64_t total = 0;
+  for (const auto& [name, shape] : c.expectedTensorShapes()) {
+    std::int64_t size = 1;
+    for (std::int64_t dim : shape) size = checkedMul(size, dim, file);
+    total = checkedAdd(total, size, file);
+  }
+  return total;
+}
+
 std::int64_t countParameters(const ModelConfig& c, const std::string& file) {
+  if (c.family == ModelFamily::Ttt) return countShapes(c, file);
   const std::int64_t H = c.hidden_size, I = c.intermediate_size, hd = c.head_dim;
   const std::int64_t q = checkedMul(c.num_attention_heads, hd, file);
   const std::int64_t kv = checkedMul(c.num_key_value_heads, hd, file);
@@ -271,8 +152,31 @@ const char* modelFamilyName(ModelFamily family) {
     case ModelFamily::Qwen3: return "qwen3";
     case ModelFamily::Qwen2: return "qwen2";
     case ModelFamily::Llama: return "llama";
+    case ModelFamily::Ttt: return "ttt";
   }
   return "unknown";
+}
+
+const char* mixerKindName(MixerKind kind) {
+  switch (kind) {
+    case MixerKind::Attention: return "attention";
+    case MixerKind::TttLinear: return "TTT-Linear";
+    case MixerKind::TttMlp: return "TTT-MLP";
+  }
+  return "unknown";
+}
+
+MixerKind ModelConfig::mixer(int layer) const {
+  if (layer_mixers.empty()) {
+    return family == ModelFamily::Ttt ? ttt.layer_type : MixerKind::Attention;
+  }
+  return layer_mixers.at(static_cast<std::size_t>(layer));
+}
+
+int ModelConfig::attentionLayerCount() const {
+  int count = 0;
+  for (int i = 0; i < num_hidden_layers; ++i) count += mixer(i) == MixerKind::Attention;
+  return count;
 }
 
 const char* ropeScalingTypeName(RopeScaling::Type type) {
@@ -292,7 +196,8 @@ ModelConfig ModelConfig::fromJson(const nlohmann::json& in, const std::string& f
   c.raw = in;
 
   const auto model_type = f.string("model_type");
-  if (!model_type) configError(file, "model_type", "missing (expected qwen3, qwen2 or llama)");
+  if (!model_type) configError(file, "model_type", "missing (expected qwen3, qwen2, llama or ttt)");
+  if (*model_type == "ttt") return tttConfigFromJson(in, file);
   c.model_type = *model_type;
   if (c.model_type == "qwen3") {
     c.family = ModelFamily::Qwen3;
@@ -302,7 +207,7 @@ ModelConfig ModelConfig::fromJson(const nlohmann::json& in, const std::string& f
     c.family = ModelFamily::Llama;
   } else {
     throwError(ErrorKind::Unsupported, file, "model_type",
-               c.model_type + " is not supported (supported: qwen3, qwen2, llama)");
+               c.model_type + " is not supported (supported: qwen3, qwen2, llama, ttt)");
   }
 
   // The sizes are required: transformers always writes them, and its defaults (a 7B model) would
@@ -391,6 +296,7 @@ ModelConfig ModelConfig::fromJson(const nlohmann::json& in, const std::string& f
     }
   }
 
+  c.layer_mixers.assign(static_cast<std::size_t>(c.num_hidden_layers), MixerKind::Attention);
   c.validate(file);
   return c;
 }
@@ -457,10 +363,17 @@ void ModelConfig::validate(const std::string& file) const {
       configError(file, "eos_token_id", "token ids must not be negative");
     }
   }
+  if (!layer_mixers.empty() && static_cast<std::int64_t>(layer_mixers.size()) != num_hidden_layers) {
+    configError(file, "layer_types",
+                "lists " + std::to_string(layer_mixers.size()) + " layers, num_hidden_layers is " +
+                    std::to_string(num_hidden_layers));
+  }
+  if (family == ModelFamily::Ttt) validateTtt(*this, file);
   countParameters(*this, file);
 }
 
 nlohmann::json ModelConfig::toJson() const {
+  if (family == ModelFamily::Ttt) return tttConfigToJson(*this);
   // Start from the file as read so fields the studio does not interpret survive a round trip.
   json out = raw.is_object() ? raw : json::object();
   out.erase("rope_parameters");
@@ -507,6 +420,7 @@ nlohmann::json ModelConfig::toJson() const {
 }
 
 std::map<std::string, std::vector<std::int64_t>> ModelConfig::expectedTensorShapes() const {
+  if (family == ModelFamily::Ttt) return tttTensorShapes(*this);
   const std::int64_t H = hidden_size, I = intermediate_size, hd = head_dim;
   const std::int64_t q = num_attention_heads * hd;
   const std::int64_t kv = num_key_value_heads * hd;

@@ -10,9 +10,27 @@
 
 namespace studio::model {
 
-enum class ModelFamily { Qwen3, Qwen2, Llama };
+enum class ModelFamily { Qwen3, Qwen2, Llama, Ttt };
 
 const char* modelFamilyName(ModelFamily family);
+
+// What mixes tokens in a layer (DESIGN.md: a layer is a mixer plus an MLP).
+enum class MixerKind { Attention, TttLinear, TttMlp };
+
+// "attention", "TTT-Linear", "TTT-MLP".
+const char* mixerKindName(MixerKind kind);
+
+// The TTT layers of model_type "ttt" (ttt-lm-pytorch's TTTConfig names and defaults, TTT paper
+// §2 and App. A; SPEC §4).
+struct TttSettings {
+  MixerKind layer_type = MixerKind::TttLinear;  // ttt_layer_type (older files: ttt_block_type)
+  double base_lr = 1.0;                         // ttt_base_lr: η = base_lr·σ(x·w_h + b_h)/head_dim
+  std::int64_t mini_batch_size = 16;            // b: fast weights update once every b tokens
+  bool pre_conv = false;    // Mamba backbone: x += conv(RMSNorm(x)) before each layer
+  std::int64_t conv_kernel = 4;
+  bool use_gate = false;    // output ·= gelu_tanh(g_proj(x))
+  bool share_qk = false;    // one q_proj; q and k from two causal convolutions of it
+};
 
 struct RopeScaling {
   enum class Type { None, Linear, Llama3, Yarn };
@@ -56,6 +74,11 @@ struct ModelConfig {
   std::string hidden_act = "silu";
   std::string torch_dtype = "float32";
 
+  // One per layer: Attention for every layer of qwen3/qwen2/llama; for ttt, the TTT layer type
+  // (or, where the studio's `layer_types` extension says "attention", an attention layer).
+  std::vector<MixerKind> layer_mixers;
+  TttSettings ttt;  // family Ttt only
+
   std::vector<std::int64_t> eos_token_ids;  // from config.json (and generation_config.json)
   std::int64_t bos_token_id = -1;           // −1: none
 
@@ -83,6 +106,12 @@ struct ModelConfig {
   std::int64_t parameterCount() const;
 
   std::int64_t kvGroups() const { return num_attention_heads / num_key_value_heads; }
+  // Layer `layer`'s mixer (configs built in code may leave layer_mixers empty: every layer is
+  // then attention, or for ttt the TTT layer type).
+  MixerKind mixer(int layer) const;
+  // Layers whose mixer is attention (the probes and qTTT work on them).
+  int attentionLayerCount() const;
+  bool allAttention() const { return attentionLayerCount() == num_hidden_layers; }
 };
 
 }  // namespace studio::model

@@ -10,9 +10,9 @@ using torch::Tensor;
 
 namespace {
 
-std::vector<Tensor> keySegments(const model::KVCache& cache, int layer) {
+std::vector<Tensor> keySegments(const model::ModelState& state, int layer) {
   std::vector<Tensor> keys;
-  for (const auto& segment : cache.segments(layer)) keys.push_back(segment.first[0]);  // [Hkv,len,D]
+  for (const auto& segment : state.kv().segments(layer)) keys.push_back(segment.first[0]);  // [Hkv,len,D]
   return keys;
 }
 
@@ -20,8 +20,9 @@ double scaleOf(const model::CausalLMImpl& lm) {
   return 1.0 / std::sqrt(static_cast<double>(lm.config().head_dim));
 }
 
+// `layers`: the model layer of each entry of per_layer (the attention layers).
 ProbeResult assemble(std::vector<std::vector<std::vector<QueryStats>>> per_layer,
-                     const ProbeOptions& options) {
+                     const std::vector<int>& layers, const ProbeOptions& options) {
   ProbeResult result;
   result.deltas = options.deltas;
   result.epsilon = options.epsilon;
@@ -33,7 +34,8 @@ ProbeResult assemble(std::vector<std::vector<std::vector<QueryStats>>> per_layer
     double layer_sum = 0;
     std::int64_t layer_count = 0;
     for (int h = 0; h < result.num_heads; ++h) {
-      HeadStats head{l, h, std::move(per_layer[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)])};
+      HeadStats head{layers[static_cast<std::size_t>(l)], h,
+                     std::move(per_layer[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)])};
       for (const QueryStats& q : head.queries) {
         result.context_length = std::max(result.context_length, q.pos + 1);
         layer_sum += q.mass;
@@ -57,29 +59,41 @@ ProbeResult assemble(std::vector<std::vector<std::vector<QueryStats>>> per_layer
 
 }  // namespace
 
-ProbeResult measureCapture(const model::CausalLMImpl& lm, const model::KVCache& cache,
+void requireAttention(const model::CausalLMImpl& lm) {
+  if (lm.config().attentionLayerCount() == 0) {
+    throwError(ErrorKind::Unsupported, "", "probe",
+               std::string("the model has no attention layers (every layer is ") +
+                   model::mixerKindName(lm.config().mixer(0)) + "): there is no attention to probe");
+  }
+}
+
+ProbeResult measureCapture(const model::CausalLMImpl& lm, const model::ModelState& state,
                            const model::ForwardCapture& capture, const std::vector<Span>& targets,
                            const ProbeOptions& options) {
+  requireAttention(lm);
   std::vector<std::vector<std::vector<QueryStats>>> per_layer;
+  std::vector<int> layers;
   for (int l = 0; l < lm.numLayers(); ++l) {
+    if (!lm.attention(l)) continue;
+    layers.push_back(l);
     const auto& positions = capture.layers.at(static_cast<std::size_t>(l)).q_positions;
     if (positions.empty()) {
       throwError(ErrorKind::Internal, "", "probe", "the forward pass captured no query");
     }
     per_layer.push_back(queryStats(capture.queries(l)[0], capture.queryLse(l)[0],
-                                   keySegments(cache, l), positions, targets, scaleOf(lm),
+                                   keySegments(state, l), positions, targets, scaleOf(lm),
                                    options));
   }
-  return assemble(std::move(per_layer), options);
+  return assemble(std::move(per_layer), layers, options);
 }
 
-AttentionProbe::AttentionProbe(model::CausalLMImpl& lm, const model::KVCache& cache,
+AttentionProbe::AttentionProbe(model::CausalLMImpl& lm, const model::ModelState& state,
                                const std::vector<std::int64_t>& ids)
-    : m_lm(lm), m_cache(cache), m_ids(ids) {}
+    : m_lm(lm), m_state(state), m_ids(ids) {}
 
 model::ForwardCapture AttentionProbe::recompute(const std::vector<std::int64_t>& positions) const {
   if (positions.empty()) throwArgument("query positions", "none given");
-  const std::int64_t length = std::min<std::int64_t>(m_cache.length(),
+  const std::int64_t length = std::min<std::int64_t>(m_state.length(),
                                                      static_cast<std::int64_t>(m_ids.size()));
   std::vector<std::int64_t> tokens;
   for (std::int64_t p : positions) {
@@ -94,7 +108,7 @@ model::ForwardCapture AttentionProbe::recompute(const std::vector<std::int64_t>&
   capture.query_positions = positions;
   model::ForwardContext context;
   context.mode = model::AttentionMode::Frozen;
-  context.cache = const_cast<model::KVCache*>(&m_cache);  // Frozen mode only reads it
+  context.state = const_cast<model::ModelState*>(&m_state);  // Frozen mode only reads it
   context.positions = torch::tensor(positions, torch::kInt64);
   context.capture = &capture;
   m_lm.forward(torch::tensor(tokens, torch::kInt64).unsqueeze(0), context);
@@ -106,7 +120,7 @@ ProbeResult AttentionProbe::measure(const std::vector<std::int64_t>& positions,
                                     const ProbeOptions& options) const {
   // Captured queries come back sorted by position within the forward; measureCapture keeps that
   // order, which is the order of `positions` when they are increasing.
-  return measureCapture(m_lm, m_cache, recompute(positions), targets, options);
+  return measureCapture(m_lm, m_state, recompute(positions), targets, options);
 }
 
 Tensor AttentionProbe::layerWeights(const model::ForwardCapture& capture, int layer,
@@ -115,7 +129,7 @@ Tensor AttentionProbe::layerWeights(const model::ForwardCapture& capture, int la
   auto q = capture.queries(layer)[0];      // [Hq, n, D]
   auto lse = capture.queryLse(layer)[0];   // [Hq, n]
   const auto Hq = q.size(0), n = q.size(1), D = q.size(2);
-  auto [k_all, v_all] = m_cache.contiguous(layer);
+  auto [k_all, v_all] = m_state.kv().contiguous(layer);
   auto k = k_all[0].narrow(1, keys.start, keys.size());  // [Hkv, nk, D]
   const auto Hkv = k.size(0);
   const auto type = at::promote_types(k.scalar_type(), torch::kFloat32);
@@ -129,7 +143,7 @@ Tensor AttentionProbe::layerWeights(const model::ForwardCapture& capture, int la
 }
 
 Tensor AttentionProbe::window(int layer, int head, Span queries, Span keys) const {
-  const std::int64_t length = m_cache.length();
+  const std::int64_t length = m_state.length();
   if (queries.size() <= 0 || keys.size() <= 0 || queries.end > length || keys.end > length) {
     throwArgument("window", "ranges must be non-empty and inside [0, " + std::to_string(length) + ")");
   }
@@ -157,7 +171,7 @@ Tensor AttentionProbe::window(int layer, int head, Span queries, Span keys) cons
 
 Tensor AttentionProbe::row(std::int64_t position, int layer, int head) const {
   const Span keys{0, position + 1};
-  if (keys.size() > m_cache.length()) throwArgument("position", std::to_string(position));
+  if (keys.size() > m_state.length()) throwArgument("position", std::to_string(position));
   const auto capture = recompute({position});
   Tensor sum;
   const int first = layer < 0 ? 0 : layer;

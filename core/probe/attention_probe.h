@@ -9,22 +9,19 @@
 
 #include "core/common/span.h"
 #include "core/model/causal_lm.h"
-#include "core/model/kv_cache.h"
 #include "core/model/mixer.h"
+#include "core/model/model_state.h"
 #include "core/probe/probe_math.h"
 #include "core/probe/probe_result.h"
 
 namespace studio::probe {
 
-// Heatmap windows are bounded: a view asks for what it shows.
-constexpr std::int64_t kMaxWindowQueries = 512;
-constexpr std::int64_t kMaxWindowKeys = 4096;
-
 class AttentionProbe {
  public:
-  // `cache` holds the keys and values of positions [0, cache.length()); `ids` are the tokens at
-  // those positions (queries are recomputed from them). Both must outlive the probe.
-  AttentionProbe(model::CausalLMImpl& lm, const model::KVCache& cache,
+  // `state` holds the keys and values of positions [0, state.length()); `ids` are the tokens at
+  // those positions (queries are recomputed from them, which needs every layer to be attention).
+  // Both must outlive the probe.
+  AttentionProbe(model::CausalLMImpl& lm, const model::ModelState& state,
                  const std::vector<std::int64_t>& ids);
 
   // Recomputes the queries at `positions` over the frozen cache with the model's current weights
@@ -48,13 +45,14 @@ class AttentionProbe {
   model::ForwardCapture recompute(const std::vector<std::int64_t>& positions) const;
 
   model::CausalLMImpl& m_lm;
-  const model::KVCache& m_cache;
+  const model::ModelState& m_state;
   const std::vector<std::int64_t>& m_ids;
 };
 
 // Measures the queries a forward pass captured (prefill or decode step; ForwardCapture with
-// query_positions set): no recomputation.
-ProbeResult measureCapture(const model::CausalLMImpl& lm, const model::KVCache& cache,
+// query_positions set): no recomputation. Only the model's attention layers are measured
+// (HeadStats::layer is the model's layer index); a model without any is an Unsupported error.
+ProbeResult measureCapture(const model::CausalLMImpl& lm, const model::ModelState& state,
                            const model::ForwardCapture& capture, const std::vector<Span>& targets,
                            const ProbeOptions& options = {});
 

@@ -26,15 +26,6 @@ Tensor targetMask(const std::vector<Span>& targets, std::int64_t keys) {
 
 }  // namespace
 
-double requiredMargin(std::int64_t keys, double epsilon) {
-  if (keys < 2) return -kInf;
-  return std::log(static_cast<double>(keys - 1) * (1 - epsilon) / epsilon);
-}
-
-double dilutionBound(std::int64_t near_ties, double delta) {
-  return 1.0 / (1.0 + static_cast<double>(near_ties) * std::exp(-delta));
-}
-
 std::vector<std::vector<QueryStats>> queryStats(const Tensor& q_in, const Tensor& lse_in,
                                                 const std::vector<Tensor>& key_segments,
                                                 const std::vector<std::int64_t>& positions,

@@ -8,14 +8,10 @@
 #include <vector>
 
 #include "core/common/span.h"
+#include "core/probe/probe_bounds.h"
 #include "core/probe/probe_result.h"
 
 namespace studio::probe {
-
-struct ProbeOptions {
-  std::vector<double> deltas{0.5, 1.0, 2.0};  // Δ values of the near-tie counts m(Δ)
-  double epsilon = 0.1;                        // ε of the Lemma 2.3 required margin
-};
 
 // q: [Hq, n, D] post-RoPE queries; lse: [Hq, n] their log-sum-exp as the attention computed it;
 // key_segments: the layer's keys in position order, each [Hkv, len, D]; positions: the n query
@@ -26,11 +22,5 @@ std::vector<std::vector<QueryStats>> queryStats(const torch::Tensor& q, const to
                                                 const std::vector<std::int64_t>& positions,
                                                 const std::vector<Span>& targets, double scale,
                                                 const ProbeOptions& options);
-
-// Lemma 2.3: log((T−1)(1−ε)/ε), the margin that guarantees mass ≥ 1−ε against T−1 distractors.
-double requiredMargin(std::int64_t keys, double epsilon);
-
-// Lemma 2.2: 1 / (1 + m·e^{−Δ}).
-double dilutionBound(std::int64_t near_ties, double delta);
 
 }  // namespace studio::probe

@@ -98,6 +98,16 @@ struct TrainableModel {
   std::vector<torch::Tensor> all;
 };
 
+// Matrices are decayed; norm weights and biases are not, the TTT layers' ones included, whose
+// biases (b1, b2 [H,1,·], learnable_ttt_lr_bias [H,1]) and ttt_norm [H,f] are not 1-D.
+bool isDecayedWeight(const std::string& name, const torch::Tensor& p) {
+  if (p.dim() < 2) return false;
+  for (const char* bias_like : {"norm", "bias", ".b1", ".b2"}) {
+    if (name.find(bias_like) != std::string::npos) return false;
+  }
+  return true;
+}
+
 TrainableModel makeTrainable(std::shared_ptr<model::LoadedModel> loaded) {
   TrainableModel model;
   model.loaded = std::move(loaded);
@@ -106,7 +116,7 @@ TrainableModel makeTrainable(std::shared_ptr<model::LoadedModel> loaded) {
     // Own the memory (a loaded checkpoint's tensors may view its mapped file), then train it.
     p.set_data(p.detach().clone());
     p.set_requires_grad(true);
-    (p.dim() >= 2 ? model.decayed : model.undecayed).push_back(p);
+    (isDecayedWeight(item.key(), p) ? model.decayed : model.undecayed).push_back(p);
     model.all.push_back(p);
   }
   return model;

@@ -11,7 +11,7 @@ namespace studio::plugins {
 namespace {
 
 struct Beam {
-  model::KVCache cache{0};
+  model::ModelState state{0};
   std::vector<std::int64_t> ids;  // scratchpad tokens so far
   double logprob = 0;
   torch::Tensor logits;           // [vocab]: the next token's prediction
@@ -23,19 +23,6 @@ struct Expansion {
   std::int64_t token = -1;        // −1: a finished beam carried over
   double logprob = 0;
 };
-
-// A cache holding `base` (shared, not copied) and a copy of what `parent` added after it, so
-// that branching never stacks up shared segments.
-model::KVCache branchFrom(model::KVCache& base, const model::KVCache& parent) {
-  model::KVCache child = base.fork();
-  for (int layer = 0; layer < parent.numLayers(); ++layer) {
-    if (parent.layerLength(layer) == base.layerLength(layer)) continue;
-    auto segments = parent.segments(layer);
-    const auto& tail = segments.back();  // [1, Hkv, added, D]
-    child.append(layer, tail.first.clone(), tail.second.clone());
-  }
-  return child;
-}
 
 }  // namespace
 
@@ -82,17 +69,17 @@ engine::RunResult BeamMethod::run(engine::RunContext& context) const {
   engine::RunResult result;
   const engine::PreparedPrompt& prompt = context.prompt(true);
   result.prompt_tokens = prompt.length();
-  engine::PrefillState state = engine::prefillPrompt(context, prompt);
+  engine::Prefilled prefilled = engine::prefillPrompt(context, prompt);
   const auto width = static_cast<std::size_t>(context.params().at("beams").get<std::int64_t>());
   const std::int64_t steps = context.params().at("total_tokens").get<std::int64_t>() /
                              static_cast<std::int64_t>(width);
   const std::vector<std::int64_t> eos = context.eosIds();
   const engine::FlopShape shape = context.flopShape();
-  model::KVCache& base = state.cache;  // the prompt; every beam shares it
+  model::ModelState& base = prefilled.state;  // the prompt; every beam shares it
 
   std::vector<Beam> beams(1);
-  beams[0].cache = base.fork();
-  beams[0].logits = state.logits;
+  beams[0].state = base.fork();
+  beams[0].logits = prefilled.logits;
   std::int64_t added = 0;
   for (std::int64_t step = 0; step < steps; ++step) {
     context.checkCancelled();
@@ -119,7 +106,7 @@ engine::RunResult BeamMethod::run(engine::RunContext& context) const {
                     [](const Expansion& e) { return e.token < 0; })) {
       break;  // every kept beam has finished
     }
-    // How many children each parent has: the last child takes the parent's cache, the others
+    // How many children each parent has: the last child takes the parent's state, the others
     // copy its scratchpad part.
     std::vector<int> children(beams.size(), 0);
     for (const Expansion& e : expansions) ++children[e.parent];
@@ -131,9 +118,9 @@ engine::RunResult BeamMethod::run(engine::RunContext& context) const {
       child.done = parent.done;
       child.logits = parent.logits;
       if (--children[e.parent] == 0) {
-        child.cache = std::move(parent.cache);
+        child.state = std::move(parent.state);
       } else {
-        child.cache = branchFrom(base, parent.cache);
+        child.state = base.branch(parent.state);
       }
       child.logprob = e.logprob;
       if (e.token >= 0) {
@@ -141,8 +128,8 @@ engine::RunResult BeamMethod::run(engine::RunContext& context) const {
         if (std::find(eos.begin(), eos.end(), e.token) != eos.end()) {
           child.done = true;
         } else {
-          const double length = static_cast<double>(child.cache.length());
-          child.logits = model::decodeStep(context.lm(), child.cache, e.token);
+          const double length = static_cast<double>(child.state.length());
+          child.logits = model::decodeStep(context.lm(), child.state, e.token);
           result.flops.extra += engine::generationFlops(shape, length, 1);
           ++added;
           const std::string text = context.tokenizer()->decode(child.ids);
@@ -164,7 +151,7 @@ engine::RunResult BeamMethod::run(engine::RunContext& context) const {
                                     context.tokenizer()->decode({best->ids[i]}), 0.0, "think", 0});
   }
   // The best beam answers after "Final:" (greedy: the search already chose the scratchpad).
-  ThinkingChain chain = thinkThenAnswer(context, best->cache, best->logits, prompt, 0,
+  ThinkingChain chain = thinkThenAnswer(context, best->state, best->logits, prompt, 0,
                                         model::SamplingParams{}, 0, true);
   result.flops.extra += chain.flops;
   result.output = scratchpad + chain.output;

@@ -48,7 +48,7 @@ engine::RunResult BestOfNMethod::run(engine::RunContext& context) const {
   engine::RunResult result;
   const engine::PreparedPrompt& prompt = context.prompt(true);
   result.prompt_tokens = prompt.length();
-  engine::PrefillState state = engine::prefillPrompt(context, prompt);
+  engine::Prefilled prefilled = engine::prefillPrompt(context, prompt);
   const auto n = context.params().at("n").get<std::int64_t>();
   const auto tokens = context.params().at("tokens_per_sample").get<std::int64_t>();
 
@@ -59,10 +59,10 @@ engine::RunResult BestOfNMethod::run(engine::RunContext& context) const {
     context.checkCancelled();
     context.progress("samples", i, n);
     // Each chain appends to its own fork; the prefill is shared, never recomputed.
-    model::KVCache branch = state.cache.fork();
+    model::ModelState branch = prefilled.state.fork();
     const std::uint64_t seed = task::mixSeed(context.spec().seed + static_cast<std::uint64_t>(i));
     ThinkingChain chain =
-        thinkThenAnswer(context, branch, state.logits.clone(), prompt, tokens,
+        thinkThenAnswer(context, branch, prefilled.logits.clone(), prompt, tokens,
                         samplingOf(context.params(), seed, true), static_cast<int>(i), false);
     result.flops.extra += chain.flops;
     result.generated_tokens += chain.think_tokens + chain.answer_tokens;
@@ -78,9 +78,9 @@ engine::RunResult BestOfNMethod::run(engine::RunContext& context) const {
   result.output = winner.output;
   result.answer = winner.answer;
   // The probes describe the prefill's answer query (the chains differ after it).
-  if (state.probe) {
-    result.target_mass = state.probe->mean_mass;
-    result.target_margin = state.probe->mean_margin;
+  if (prefilled.probe) {
+    result.target_mass = prefilled.probe->mean_mass;
+    result.target_margin = prefilled.probe->mean_margin;
   }
   result.details["votes"] = vote.tally;
   result.details["winner"] = vote.winner;

@@ -163,8 +163,8 @@ engine::RunResult FullTttMethod::run(engine::RunContext& context) const {
   context.checkCancelled();
 
   // The weights changed, so the keys and values did too: a fresh prefill with the new weights.
-  engine::PrefillState state = engine::prefillPrompt(context, prompt);
-  decodeAnswer(context, state.cache, state.logits, prompt, state.probe,
+  engine::Prefilled prefilled = engine::prefillPrompt(context, prompt);
+  decodeAnswer(context, prefilled.state, prefilled.logits, prompt, prefilled.probe,
                samplingOf(params, context.spec().seed, false), result);
   result.details["steps"] = steps;
   result.details["span"] = span;

@@ -19,9 +19,9 @@ engine::RunResult InContextMethod::run(engine::RunContext& context) const {
   engine::RunResult result;
   const engine::PreparedPrompt& prompt = context.prompt(false);
   result.prompt_tokens = prompt.length();
-  engine::PrefillState state = engine::prefillPrompt(context, prompt);
+  engine::Prefilled prefilled = engine::prefillPrompt(context, prompt);
   context.checkCancelled();
-  decodeAnswer(context, state.cache, state.logits, prompt, state.probe,
+  decodeAnswer(context, prefilled.state, prefilled.logits, prompt, prefilled.probe,
                samplingOf(context.params(), context.spec().seed, false), result);
   return result;
 }

@@ -97,6 +97,19 @@ void saveAdapted(const engine::RunContext& context, const QueryAdapter& adapter,
 }  // namespace
 
 engine::RunResult QtttMethod::run(engine::RunContext& context) const {
+  const model::ModelConfig& config = context.lm().config();
+  if (!config.allAttention()) {
+    for (int layer = 0; layer < config.num_hidden_layers; ++layer) {
+      if (config.mixer(layer) == model::MixerKind::Attention) continue;
+      throwError(ErrorKind::Unsupported, "", "qttt",
+                 std::string("qTTT trains the attention layers' W_Q over a frozen key/value "
+                             "cache; layer ") +
+                     std::to_string(layer) + " of this model is " +
+                     model::mixerKindName(config.mixer(layer)) +
+                     ", whose fast weights change with every token (use full_ttt, or a model "
+                     "whose layers are all attention)");
+    }
+  }
   engine::RunResult result;
   const nlohmann::json& params = context.params();
   const engine::PreparedPrompt& prompt = context.prompt(false);
@@ -112,7 +125,7 @@ engine::RunResult QtttMethod::run(engine::RunContext& context) const {
     span = length - 1;
   }
 
-  engine::PrefillState state = engine::prefillPrompt(context, prompt);
+  engine::Prefilled prefilled = engine::prefillPrompt(context, prompt);
   QueryAdapterOptions options;
   options.learning_rate = params.at("lr").get<double>();
   options.weight_decay = params.at("weight_decay").get<double>();
@@ -126,7 +139,7 @@ engine::RunResult QtttMethod::run(engine::RunContext& context) const {
     context.checkCancelled();
     // t uniform in [1, T−k] (1-based): the span's first token is t−1 in 0-based positions.
     const std::int64_t start = spans.uniformInt(1, length - span) - 1;
-    const SpanStepStats stats = adapter.step(state.cache, prompt.ids, start, span);
+    const SpanStepStats stats = adapter.step(prefilled.state, prompt.ids, start, span);
     result.flops.extra += engine::qtttStepFlops(shape, static_cast<double>(length),
                                                 static_cast<double>(span));
     engine::StepMetricEvent metric;
@@ -143,10 +156,10 @@ engine::RunResult QtttMethod::run(engine::RunContext& context) const {
     if (!prompt.target_tokens.empty()) {
       model::ForwardCapture capture;
       capture.query_positions = {prompt.answerQuery()};
-      adapter.frozenLogits(state.cache, prompt.ids.back(), prompt.answerQuery(), &capture);
+      adapter.frozenLogits(prefilled.state, prompt.ids.back(), prompt.answerQuery(), &capture);
       context.emit(engine::ProbeEvent{
           "qttt_step", step,
-          probe::measureCapture(context.lm(), state.cache, capture, prompt.target_tokens,
+          probe::measureCapture(context.lm(), prefilled.state, capture, prompt.target_tokens,
                                 context.probe_options)});
     }
     context.progress("qttt", step + 1, steps);
@@ -158,22 +171,22 @@ engine::RunResult QtttMethod::run(engine::RunContext& context) const {
   model::ForwardCapture capture;
   capture.query_positions = {prompt.answerQuery()};
   torch::Tensor logits =
-      adapter.frozenLogits(state.cache, prompt.ids.back(), prompt.answerQuery(), &capture);
-  context.answerAttention("qttt", state.cache, capture, prompt);
+      adapter.frozenLogits(prefilled.state, prompt.ids.back(), prompt.answerQuery(), &capture);
+  context.answerAttention("qttt", prefilled.state, capture, prompt);
   std::optional<probe::ProbeResult> first;
   if (!prompt.target_tokens.empty()) {
-    first = probe::measureCapture(context.lm(), state.cache, capture, prompt.target_tokens,
+    first = probe::measureCapture(context.lm(), prefilled.state, capture, prompt.target_tokens,
                                   context.probe_options);
   }
   const std::string save_dir = params.at("save_adapted").get<std::string>();
   if (!save_dir.empty()) saveAdapted(context, adapter, save_dir);
-  decodeAnswer(context, state.cache, logits, prompt, first,
+  decodeAnswer(context, prefilled.state, logits, prompt, first,
                samplingOf(params, context.spec().seed, false), result);
   result.details["steps"] = steps;
   result.details["span"] = span;
   result.details["losses"] = losses;
   if (!save_dir.empty()) result.details["saved_adapted"] = save_dir;
-  if (state.probe) result.details["prefill_mass"] = state.probe->mean_mass;
+  if (prefilled.probe) result.details["prefill_mass"] = prefilled.probe->mean_mass;
   return result;
 }
 

@@ -38,7 +38,7 @@ void QueryAdapter::install() {
   }
 }
 
-Tensor QueryAdapter::spanLogits(model::KVCache& cache, const std::vector<std::int64_t>& ids,
+Tensor QueryAdapter::spanLogits(model::ModelState& state, const std::vector<std::int64_t>& ids,
                                 std::int64_t start, std::int64_t k) {
   const auto total = static_cast<std::int64_t>(ids.size());
   if (k < 1 || start < 0 || start + k >= total) {
@@ -50,15 +50,15 @@ Tensor QueryAdapter::spanLogits(model::KVCache& cache, const std::vector<std::in
   std::vector<std::int64_t> span(ids.begin() + start, ids.begin() + start + k);
   model::ForwardContext context;
   context.mode = model::AttentionMode::Frozen;
-  context.cache = &cache;
+  context.state = &state;
   context.positions = torch::arange(start, start + k, torch::TensorOptions(torch::kInt64));
   Tensor hidden = m_lm.forward(torch::tensor(span, torch::kInt64).unsqueeze(0), context);
   return m_lm.logits(hidden[0]).to(torch::kFloat32);  // [k, vocab]
 }
 
-Tensor QueryAdapter::spanLoss(model::KVCache& cache, const std::vector<std::int64_t>& ids,
+Tensor QueryAdapter::spanLoss(model::ModelState& state, const std::vector<std::int64_t>& ids,
                               std::int64_t start, std::int64_t k) {
-  Tensor logits = spanLogits(cache, ids, start, k);  // [k, vocab]
+  Tensor logits = spanLogits(state, ids, start, k);  // [k, vocab]
   std::vector<std::int64_t> next(ids.begin() + start + 1, ids.begin() + start + k + 1);
   Tensor targets = torch::tensor(next, torch::kInt64).to(logits.device());    // [k]
   return torch::nn::functional::cross_entropy(logits, targets);
@@ -75,11 +75,11 @@ SpanStepStats QueryAdapter::update(const Tensor& loss) {
   return stats;
 }
 
-SpanStepStats QueryAdapter::step(model::KVCache& cache, const std::vector<std::int64_t>& ids,
+SpanStepStats QueryAdapter::step(model::ModelState& state, const std::vector<std::int64_t>& ids,
                                  std::int64_t start, std::int64_t k) {
   torch::AutoGradMode grad(true);
   m_optimizer->zero_grad();
-  return update(spanLoss(cache, ids, start, k));
+  return update(spanLoss(state, ids, start, k));
 }
 
 SpanStepStats QueryAdapter::stepFullContext(const std::vector<std::int64_t>& ids,
@@ -100,13 +100,13 @@ SpanStepStats QueryAdapter::stepFullContext(const std::vector<std::int64_t>& ids
   return update(torch::nn::functional::cross_entropy(logits, targets));
 }
 
-Tensor QueryAdapter::frozenLogits(model::KVCache& cache, std::int64_t token,
+Tensor QueryAdapter::frozenLogits(model::ModelState& state, std::int64_t token,
                                   std::int64_t position, model::ForwardCapture* capture) {
   torch::NoGradGuard no_grad;
   install();
   model::ForwardContext context;
   context.mode = model::AttentionMode::Frozen;
-  context.cache = &cache;
+  context.state = &state;
   context.capture = capture;
   context.positions = torch::tensor({position}, torch::kInt64);
   Tensor hidden = m_lm.forward(torch::tensor({token}, torch::kInt64).unsqueeze(0), context);

@@ -1,6 +1,6 @@
 #pragma once
 // The machinery of qTTT (qTTT paper Algorithm 1, SPEC §2): W_Q of every attention layer trained
-// on spans of the prompt whose queries attend to the frozen prefill cache, everything else left
+// on spans of the prompt whose queries attend to the frozen prefill state, everything else left
 // alone. While an adapter lives, each attention layer reads its queries through
 // q_weight_override (the adapted W_Q, cast from an fp32 master copy); q_proj.weight itself is never
 // written, so destroying the adapter (also on cancel or error) restores the model exactly.
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "core/model/causal_lm.h"
-#include "core/model/kv_cache.h"
+#include "core/model/model_state.h"
 #include "core/model/mixer.h"
 
 namespace studio::plugins {
@@ -38,28 +38,28 @@ class QueryAdapter {
   QueryAdapter& operator=(const QueryAdapter&) = delete;
 
   // Logits [k, vocab] (float32) of the queries of ids[start .. start+k−1] at those positions,
-  // attending to `cache` (AttentionMode::Frozen: keys and values, the span's own included, come
-  // from the cache, which must hold every position up to start+k−1 in one segment; the hidden
+  // attending to `state` (AttentionMode::Frozen: keys and values, the span's own included, come
+  // from the state, which must hold every position up to start+k−1 in one segment; the hidden
   // states are recomputed layer by layer with the current W_Q). Differentiable with respect to
   // the W_Q masters when grad mode is on.
-  torch::Tensor spanLogits(model::KVCache& cache, const std::vector<std::int64_t>& ids,
+  torch::Tensor spanLogits(model::ModelState& state, const std::vector<std::int64_t>& ids,
                            std::int64_t start, std::int64_t k);
   // Mean next-token cross-entropy of ids[start+1 .. start+k] under spanLogits.
-  torch::Tensor spanLoss(model::KVCache& cache, const std::vector<std::int64_t>& ids,
+  torch::Tensor spanLoss(model::ModelState& state, const std::vector<std::int64_t>& ids,
                          std::int64_t start, std::int64_t k);
 
   // One AdamW step on the span loss (gradients clipped to options.clip first).
-  SpanStepStats step(model::KVCache& cache, const std::vector<std::int64_t>& ids,
+  SpanStepStats step(model::ModelState& state, const std::vector<std::int64_t>& ids,
                      std::int64_t start, std::int64_t k);
 
   // The naive way to the same update (the baseline of `studio-cli bench qttt`): the span loss
-  // computed by re-running all of `ids` forward (AttentionMode::Full, no cache) and back.
+  // computed by re-running all of `ids` forward (AttentionMode::Full, no state) and back.
   SpanStepStats stepFullContext(const std::vector<std::int64_t>& ids, std::int64_t start,
                                 std::int64_t k);
 
-  // Next-token logits [vocab] of the query of `token` at `position`, attending to `cache` with the
+  // Next-token logits [vocab] of the query of `token` at `position`, attending to `state` with the
   // current W_Q (no gradient; `capture` records its query for the probes).
-  torch::Tensor frozenLogits(model::KVCache& cache, std::int64_t token, std::int64_t position,
+  torch::Tensor frozenLogits(model::ModelState& state, std::int64_t token, std::int64_t position,
                              model::ForwardCapture* capture = nullptr);
 
   // The fp32 masters, one per attention layer ([Hq·D, hidden]), in layer order.

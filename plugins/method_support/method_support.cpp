@@ -31,18 +31,18 @@ model::SamplingParams samplingOf(const nlohmann::json& params, std::uint64_t see
                   : model::SamplingParams::nonThinking(seed);
 }
 
-engine::DecodeOutcome decodeAnswer(engine::RunContext& context, model::KVCache& cache,
+engine::DecodeOutcome decodeAnswer(engine::RunContext& context, model::ModelState& state,
                                    torch::Tensor logits, const engine::PreparedPrompt& prompt,
                                    const std::optional<probe::ProbeResult>& first_probe,
                                    const model::SamplingParams& sampling,
                                    engine::RunResult& result) {
-  const double start = static_cast<double>(cache.length());
+  const double start = static_cast<double>(state.length());
   engine::DecodeRequest request;
   request.sampling = sampling;
   request.max_tokens = context.spec().max_answer_tokens;
   request.phase = "answer";
   engine::DecodeOutcome outcome =
-      engine::decode(context, cache, std::move(logits), prompt, request);
+      engine::decode(context, state, std::move(logits), prompt, request);
   result.output = outcome.generation.text;
   result.answer = engine::firstLine(outcome.generation.text);
   result.generated_tokens += static_cast<std::int64_t>(outcome.generation.ids.size());
@@ -52,7 +52,7 @@ engine::DecodeOutcome decodeAnswer(engine::RunContext& context, model::KVCache& 
   return outcome;
 }
 
-FedText feedText(engine::RunContext& context, model::KVCache& cache, const std::string& text,
+FedText feedText(engine::RunContext& context, model::ModelState& state, const std::string& text,
                  const engine::PreparedPrompt& prompt, bool probe_last) {
   FedText fed;
   const auto ids = context.tokenizer()->encode(text).ids;
@@ -62,24 +62,24 @@ FedText feedText(engine::RunContext& context, model::KVCache& cache, const std::
   model::ForwardCapture capture;
   model::PrefillOptions options;
   if (probing) {
-    capture.query_positions = {cache.length() + fed.tokens - 1};
+    capture.query_positions = {state.length() + fed.tokens - 1};
     options.capture = &capture;
   }
-  fed.logits = model::prefill(context.lm(), cache, ids, options);
+  fed.logits = model::prefill(context.lm(), state, ids, options);
   if (probing) {
-    fed.probe = probe::measureCapture(context.lm(), cache, capture, prompt.target_tokens,
+    fed.probe = probe::measureCapture(context.lm(), state, capture, prompt.target_tokens,
                                       context.probe_options);
   }
   return fed;
 }
 
-ThinkingChain thinkThenAnswer(engine::RunContext& context, model::KVCache& cache,
+ThinkingChain thinkThenAnswer(engine::RunContext& context, model::ModelState& state,
                               torch::Tensor logits, const engine::PreparedPrompt& prompt,
                               std::int64_t think_tokens, const model::SamplingParams& sampling,
                               int branch, bool probe_answer) {
   ThinkingChain chain;
   const engine::FlopShape shape = context.flopShape();
-  const double start = static_cast<double>(cache.length());
+  const double start = static_cast<double>(state.length());
   if (think_tokens > 0) {
     engine::DecodeRequest think;
     think.sampling = sampling;
@@ -88,13 +88,13 @@ ThinkingChain thinkThenAnswer(engine::RunContext& context, model::KVCache& cache
     think.phase = "think";
     think.branch = branch;
     think.probe_steps = false;
-    engine::DecodeOutcome thought = engine::decode(context, cache, logits, prompt, think);
+    engine::DecodeOutcome thought = engine::decode(context, state, logits, prompt, think);
     chain.scratchpad = thought.generation.text;
     chain.think_tokens = static_cast<std::int64_t>(thought.generation.ids.size());
     chain.logprob += thought.generation.logprobSum();
   }
   // The scratchpad may end anywhere; the template's suffix asks for the answer.
-  FedText suffix = feedText(context, cache, engine::thinkingSuffix(), prompt, probe_answer);
+  FedText suffix = feedText(context, state, engine::thinkingSuffix(), prompt, probe_answer);
 
   engine::DecodeRequest answer;
   answer.sampling = sampling;
@@ -102,7 +102,7 @@ ThinkingChain thinkThenAnswer(engine::RunContext& context, model::KVCache& cache
   answer.phase = "answer";
   answer.branch = branch;
   answer.probe_steps = probe_answer;
-  chain.answer_decode = engine::decode(context, cache, suffix.logits, prompt, answer);
+  chain.answer_decode = engine::decode(context, state, suffix.logits, prompt, answer);
   const auto& generation = chain.answer_decode.generation;
   chain.answer_tokens = static_cast<std::int64_t>(generation.ids.size());
   chain.logprob += generation.logprobSum();

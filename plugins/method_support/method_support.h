@@ -18,7 +18,7 @@
 #include "core/engine/method_steps.h"
 #include "core/engine/run_context.h"
 #include "core/engine/run_result.h"
-#include "core/model/kv_cache.h"
+#include "core/model/model_state.h"
 
 namespace studio::plugins {
 
@@ -27,16 +27,16 @@ namespace studio::plugins {
 ParamSpec decodingParam(const std::string& fallback);
 model::SamplingParams samplingOf(const nlohmann::json& params, std::uint64_t seed, bool thinking);
 
-// Decodes the answer (phase "answer", spec.max_answer_tokens) from `logits` into `cache`, and
+// Decodes the answer (phase "answer", spec.max_answer_tokens) from `logits` into `state`, and
 // fills output, answer (the first line of the output), generated_tokens, the probe summary from
 // `first_probe` and flops.extra (+= the answer's tokens after `context_tokens`).
-engine::DecodeOutcome decodeAnswer(engine::RunContext& context, model::KVCache& cache,
+engine::DecodeOutcome decodeAnswer(engine::RunContext& context, model::ModelState& state,
                                    torch::Tensor logits, const engine::PreparedPrompt& prompt,
                                    const std::optional<probe::ProbeResult>& first_probe,
                                    const model::SamplingParams& sampling,
                                    engine::RunResult& result);
 
-// One thinking chain on `cache` (which holds the thinking prompt, and maybe more): at most
+// One thinking chain on `state` (which holds the thinking prompt, and maybe more): at most
 // `think_tokens` scratchpad tokens (stopping early at EOS or at a "Final:" the model writes
 // itself), then thinkingSuffix() fed in, then the answer (spec.max_answer_tokens, greedy or as
 // `sampling` says). Tokens go out as TokenEvents of `branch`.
@@ -47,23 +47,23 @@ struct ThinkingChain {
   std::int64_t think_tokens = 0;
   std::int64_t answer_tokens = 0;
   double logprob = 0;      // Σ log p of every sampled token (scratchpad and answer)
-  double flops = 0;        // App. 10 generation FLOPs of what this chain added to the cache
+  double flops = 0;        // App. 10 generation FLOPs of what this chain added to the state
   engine::DecodeOutcome answer_decode;
   std::optional<probe::ProbeResult> first_probe;  // the query predicting the first answer token
 };
-ThinkingChain thinkThenAnswer(engine::RunContext& context, model::KVCache& cache,
+ThinkingChain thinkThenAnswer(engine::RunContext& context, model::ModelState& state,
                               torch::Tensor logits, const engine::PreparedPrompt& prompt,
                               std::int64_t think_tokens, const model::SamplingParams& sampling,
                               int branch, bool probe_answer);
 
-// Feeds `text` (tokenized without special tokens) into `cache`. With `probe_last` and targets in
+// Feeds `text` (tokenized without special tokens) into `state`. With `probe_last` and targets in
 // `prompt`, the last fed token's query is probed (it predicts what comes after the text).
 struct FedText {
   torch::Tensor logits;  // [vocab]: the prediction after the text
   std::int64_t tokens = 0;
   std::optional<probe::ProbeResult> probe;
 };
-FedText feedText(engine::RunContext& context, model::KVCache& cache, const std::string& text,
+FedText feedText(engine::RunContext& context, model::ModelState& state, const std::string& text,
                  const engine::PreparedPrompt& prompt, bool probe_last);
 
 }  // namespace studio::plugins

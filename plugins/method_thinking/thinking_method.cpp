@@ -37,11 +37,11 @@ engine::RunResult ThinkingMethod::run(engine::RunContext& context) const {
   engine::RunResult result;
   const engine::PreparedPrompt& prompt = context.prompt(true);
   result.prompt_tokens = prompt.length();
-  engine::PrefillState state = engine::prefillPrompt(context, prompt);
+  engine::Prefilled prefilled = engine::prefillPrompt(context, prompt);
   context.checkCancelled();
   const std::int64_t budget = context.params().at("think_tokens").get<std::int64_t>();
   ThinkingChain chain =
-      thinkThenAnswer(context, state.cache, state.logits, prompt, budget,
+      thinkThenAnswer(context, prefilled.state, prefilled.logits, prompt, budget,
                       samplingOf(context.params(), context.spec().seed, true), 0, true);
   result.output = chain.output;
   result.answer = chain.answer;

@@ -9,7 +9,7 @@
 #include "core/engine/attention_window.h"
 #include "core/engine/prepared_prompt.h"
 #include "core/model/inference.h"
-#include "core/model/kv_cache.h"
+#include "core/model/model_state.h"
 #include "core/probe/attention_probe.h"
 #include "core/tokenizer/tokenizer.h"
 #include "methods_test_helpers.h"
@@ -20,6 +20,12 @@ using methods_test::CollectingSink;
 using methods_test::TinyModelFolder;
 
 namespace {
+
+// Window `phase` of `windows` as a [queries, keys] tensor.
+torch::Tensor windowTensor(const engine::AttentionWindows& windows, std::size_t phase) {
+  std::vector<float> values = windows.weights.at(phase);
+  return torch::tensor(values).reshape({windows.queries, windows.keys});
+}
 
 engine::PreparedPrompt promptOf(const engine::RunSpec& spec, const std::string& model_dir) {
   const auto tokenizer = tokenizer::Tokenizer::fromFile(model_dir);
@@ -84,7 +90,10 @@ TEST_CASE("a replayed window matches the run's answer attention before and after
   REQUIRE(error.empty());
   CHECK(sink.tokens == 0);
   REQUIRE(windows.weights.size() == 2);
-  for (const auto& w : windows.weights) {
+  CHECK(windows.queries == 6);
+  CHECK(windows.keys == doc_bytes);
+  for (std::size_t p = 0; p < windows.weights.size(); ++p) {
+    const torch::Tensor w = windowTensor(windows, p);
     REQUIRE(w.sizes() == torch::IntArrayRef{6, doc_bytes});
     CHECK(w.min().item<float>() >= 0.f);
     CHECK((w.sum(1) <= 1.0 + 1e-5).all().item<bool>());
@@ -95,18 +104,18 @@ TEST_CASE("a replayed window matches the run's answer attention before and after
     const std::vector<float> reported = answerRow(run_sink, request.phases[p], 1, 3, 4);
     REQUIRE(static_cast<std::int64_t>(reported.size()) == doc_bytes);
     for (std::int64_t k = 0; k < doc_bytes; ++k) {
-      CHECK(windows.weights[p][5][k].item<float>() ==
+      CHECK(windows.weights[p][static_cast<std::size_t>(5 * doc_bytes + k)] ==
             Approx(reported[static_cast<std::size_t>(k)]).margin(1e-6));
     }
   }
-  CHECK_FALSE(torch::allclose(windows.weights[0], windows.weights[1]));
+  CHECK_FALSE(torch::allclose(windowTensor(windows, 0), windowTensor(windows, 1)));
 
   // The prefill window is the probe's window over a fresh prefill.
   auto loaded = folder.load();
-  model::KVCache cache(loaded->lm->numLayers());
+  model::ModelState cache(loaded->lm->numLayers());
   model::prefill(*loaded->lm, cache, prompt.ids);
   const probe::AttentionProbe probe(*loaded->lm, cache, prompt.ids);
-  CHECK(torch::allclose(windows.weights[0], probe.window(1, 3, request.queries, request.keys),
+  CHECK(torch::allclose(windowTensor(windows, 0), probe.window(1, 3, request.queries, request.keys),
                         1e-5, 1e-6));
 
   // Each key's text, for the tooltips: byte tokens spell the document.
@@ -158,7 +167,7 @@ TEST_CASE("a window of a phase the run never reached, or outside the prompt, is 
   request.queries = {T - 4, T};
   const auto windows = engine::replayAttentionWindows(spec, request, models);
   REQUIRE(windows.weights.size() == 1);
-  const torch::Tensor w = windows.weights[0];  // [4, T]
+  const torch::Tensor w = windowTensor(windows, 0);  // [4, T]
   CHECK(w.index({0, torch::indexing::Slice(T - 3, T)}).abs().sum().item<float>() == 0.f);
   CHECK(w.sum(1).allclose(torch::ones({4}), 1e-4, 1e-5));
 }

@@ -15,6 +15,7 @@ namespace {
 engine::FlopShape paperShape() {
   engine::FlopShape shape;  // L = 32, d = 4096, r = 4
   shape.layers = 32;
+  shape.attention_layers = 32;
   shape.hidden = 4096;
   shape.mlp_ratio = 4;
   return shape;

@@ -9,7 +9,7 @@
 #include "core/engine/method.h"
 #include "core/engine/model_cache.h"
 #include "core/engine/run_executor.h"
-#include "core/model/kv_cache.h"
+#include "core/model/model_state.h"
 #include "core/tokenizer/tokenizer.h"
 #include "core/probe/attention_probe.h"
 #include "core/model/inference.h"
@@ -146,7 +146,7 @@ TEST_CASE("a run reports the answer query's attention over every document token"
   auto loaded = folder.load();
   const auto tokenizer = tokenizer::Tokenizer::fromFile(folder.path());
   const auto prompt = engine::preparePrompt(spec, *tokenizer, false);
-  model::KVCache cache(loaded->lm->numLayers());
+  model::ModelState cache(loaded->lm->numLayers());
   model::prefill(*loaded->lm, cache, prompt.ids);
   const probe::AttentionProbe probe(*loaded->lm, cache, prompt.ids);
   const std::int64_t first = nlohmann::json::parse(artifacts[0].meta_json)["context_tokens"][0];

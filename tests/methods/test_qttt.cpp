@@ -10,7 +10,7 @@
 #include "core/engine/model_cache.h"
 #include "core/engine/run_executor.h"
 #include "core/model/inference.h"
-#include "core/model/kv_cache.h"
+#include "core/model/model_state.h"
 #include "core/task/seeded_rng.h"
 #include "methods_test_helpers.h"
 #include "plugins/builtin_plugins.h"
@@ -48,7 +48,7 @@ struct PrefilledTinyModel {
   std::shared_ptr<model::LoadedModel> loaded;
   model::CausalLMImpl& lm;
   const std::vector<std::int64_t> ids;
-  model::KVCache cache;
+  model::ModelState cache;
 };
 
 }  // namespace
@@ -59,10 +59,10 @@ TEST_CASE("qTTT leaves every parameter and the KV cache bit-identical and restor
   model::CausalLMImpl& lm = tiny.lm;
   const auto before = snapshot(lm);
   const auto& ids = tiny.ids;
-  model::KVCache& cache = tiny.cache;
+  model::ModelState& cache = tiny.cache;
   std::vector<std::pair<torch::Tensor, torch::Tensor>> kv;
   for (int i = 0; i < lm.numLayers(); ++i) {
-    auto [k, v] = cache.contiguous(i);
+    auto [k, v] = cache.kv().contiguous(i);
     kv.emplace_back(k.clone(), v.clone());
   }
   {
@@ -84,7 +84,7 @@ TEST_CASE("qTTT leaves every parameter and the KV cache bit-identical and restor
   }
   REQUIRE(cache.length() == static_cast<std::int64_t>(ids.size()));
   for (int i = 0; i < lm.numLayers(); ++i) {
-    auto [k, v] = cache.contiguous(i);
+    auto [k, v] = cache.kv().contiguous(i);
     CHECK(torch::equal(k, kv[i].first));
     CHECK(torch::equal(v, kv[i].second));
     CHECK_FALSE(lm.attention(i)->q_weight_override.defined());
@@ -130,7 +130,7 @@ TEST_CASE("before any update the span path over the frozen cache matches a full 
   PrefilledTinyModel tiny("qttt-span-path");
   model::CausalLMImpl& lm = tiny.lm;
   const auto& ids = tiny.ids;
-  model::KVCache& cache = tiny.cache;
+  model::ModelState& cache = tiny.cache;
   const torch::Tensor full = methods_test::fullLogits(lm, ids);  // [T, vocab]
   plugins::QueryAdapter adapter(lm, {});
   torch::NoGradGuard no_grad;
@@ -148,7 +148,7 @@ TEST_CASE("the span loss's gradient with respect to W_Q matches finite differenc
   PrefilledTinyModel tiny("qttt-gradient", 11, 8.0);
   model::CausalLMImpl& lm = tiny.lm;
   const auto& ids = tiny.ids;
-  model::KVCache& cache = tiny.cache;
+  model::ModelState& cache = tiny.cache;
   plugins::QueryAdapter adapter(lm, {});
   const std::int64_t start = 7, k = 20;
 
@@ -193,7 +193,7 @@ TEST_CASE("a frozen-cache step and a full-context step share the loss and the la
   PrefilledTinyModel tiny("qttt-same-update");
   model::CausalLMImpl& lm = tiny.lm;
   const auto& ids = tiny.ids;
-  model::KVCache& cache = tiny.cache;
+  model::ModelState& cache = tiny.cache;
   plugins::QueryAdapterOptions options;
   options.learning_rate = 3e-4;
   options.clip = 0;  // compare the raw gradients
@@ -222,7 +222,7 @@ TEST_CASE("with a fixed seed the span loss falls over 16 steps", "[methods][qttt
   PrefilledTinyModel tiny("qttt-falls");
   model::CausalLMImpl& lm = tiny.lm;
   const auto& ids = tiny.ids;
-  model::KVCache& cache = tiny.cache;
+  model::ModelState& cache = tiny.cache;
   plugins::QueryAdapterOptions options;
   options.learning_rate = 3e-4;
   plugins::QueryAdapter adapter(lm, options);

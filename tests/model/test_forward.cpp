@@ -9,7 +9,7 @@
 #include "core/common/error.h"
 #include "core/model/checkpoint_writer.h"
 #include "core/model/inference.h"
-#include "core/model/kv_cache.h"
+#include "core/model/model_state.h"
 #include "core/model/model_loader.h"
 #include "model_test_helpers.h"
 
@@ -64,7 +64,7 @@ TEST_CASE("forward: chunked prefill and decode steps give the full forward's log
   const auto T = static_cast<std::int64_t>(reference.ids.size());
 
   torch::NoGradGuard no_grad;
-  model::KVCache cache(loaded->lm->numLayers());
+  model::ModelState cache(loaded->lm->numLayers());
   const std::vector<std::int64_t> head(reference.ids.begin(), reference.ids.end() - 5);
   model::PrefillOptions options;
   options.chunk = 7;  // several chunks, the last one partial
@@ -88,7 +88,7 @@ TEST_CASE("forward: chunked prefill and decode steps give the full forward's log
 
 TEST_CASE("forward: a cancelled prefill throws Cancelled", "[model]") {
   const auto loaded = model_test::tinyModel();
-  model::KVCache cache(loaded->lm->numLayers());
+  model::ModelState cache(loaded->lm->numLayers());
   model::PrefillOptions options;
   options.chunk = 4;
   options.progress = [](std::int64_t done, std::int64_t) { return done < 8; };
@@ -108,12 +108,12 @@ TEST_CASE("forward: frozen spans over the cache give the full forward's logits",
   const torch::Tensor full = model_test::fullLogits(*loaded->lm, ids);
 
   torch::NoGradGuard no_grad;
-  model::KVCache cache(loaded->lm->numLayers());
+  model::ModelState cache(loaded->lm->numLayers());
   model::prefill(*loaded->lm, cache, ids);
   const std::int64_t start = 11, k = 9;
   model::ForwardContext context;
   context.mode = model::AttentionMode::Frozen;
-  context.cache = &cache;
+  context.state = &cache;
   context.positions = torch::arange(start, start + k, torch::kInt64);
   const std::vector<std::int64_t> span(ids.begin() + start, ids.begin() + start + k);
   const torch::Tensor input = torch::tensor(span, torch::kInt64).unsqueeze(0);

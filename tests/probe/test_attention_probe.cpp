@@ -8,7 +8,7 @@
 #include "core/common/error.h"
 #include "core/model/checkpoint_writer.h"
 #include "core/model/inference.h"
-#include "core/model/kv_cache.h"
+#include "core/model/model_state.h"
 #include "core/model/model_loader.h"
 #include "core/probe/attention_probe.h"
 
@@ -35,7 +35,7 @@ std::shared_ptr<model::LoadedModel> tinyModel() {
 struct Prefilled {
   std::shared_ptr<model::LoadedModel> model;
   std::vector<std::int64_t> ids;
-  model::KVCache cache{2};
+  model::ModelState cache{2};
 };
 
 void prefill(Prefilled& p, std::int64_t length) {
@@ -96,7 +96,7 @@ TEST_CASE("attention probe: a prefill's captured answer query gives the recomput
   const auto model = tinyModel();
   std::vector<std::int64_t> ids;
   for (int i = 0; i < 33; ++i) ids.push_back((i * 11 + 2) % 50);
-  model::KVCache cache(2);
+  model::ModelState cache(2);
   model::ForwardCapture capture;
   capture.query_positions = {32};
   model::PrefillOptions options;
