@@ -5,7 +5,9 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: run check build deps bench clean
+FUZZ_SECONDS ?= 60
+
+.PHONY: run check check-slow sanitize fuzz build deps bench clean
 
 deps:
 	@scripts/install-deps
@@ -21,6 +23,14 @@ run: build
 
 check: build
 	cd $(BUILD_DIR) && ctest --output-on-failure --no-tests=error -j $(JOBS)
+
+# The whole suite built with AddressSanitizer and UndefinedBehaviorSanitizer (build-sanitize/).
+sanitize: deps
+	@scripts/sanitize build-sanitize $(JOBS)
+
+# Every parser under libFuzzer with ASan and UBSan, FUZZ_SECONDS each (tests/fuzz, docs/fuzzing.md).
+fuzz:
+	@scripts/fuzz build-fuzz $(FUZZ_SECONDS)
 
 bench: build
 	@scripts/bench $(BUILD_DIR)

@@ -36,7 +36,9 @@ void runFastWeightLoss(const FastWeightLossOptions& options) {
   const LoadedForCli loaded = loadForCli(options.model);
   const model::ModelConfig& config = loaded.model->config;
   std::set<int> wanted;
-  for (const std::int64_t layer : parseIntList(options.layers, "--layers")) {
+  const std::vector<std::int64_t> asked =
+      options.layers.empty() ? std::vector<std::int64_t>{} : parseIntList(options.layers, "--layers");
+  for (const std::int64_t layer : asked) {
     if (layer < 0 || layer >= config.num_hidden_layers) {
       throwArgument("--layers", "layer " + std::to_string(layer) + " is not in [0, " +
                                     std::to_string(config.num_hidden_layers) + ")");

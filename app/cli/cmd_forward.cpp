@@ -44,18 +44,28 @@ void runForward(const ForwardOptions& options) {
 
   torch::NoGradGuard no_grad;
   model::CausalLMImpl& lm = *loaded.model->lm;
-  model::ModelState state(lm.numLayers());
-  model::prefill(lm, state, input.ids);
-  // The hidden states of the chosen positions, recomputed over the frozen state.
-  model::ForwardContext context;
-  context.mode = model::AttentionMode::Frozen;
-  context.state = &state;
-  context.positions = torch::tensor(positions, torch::kInt64).to(lm.device());
-  std::vector<std::int64_t> chosen;
-  for (const std::int64_t p : positions) chosen.push_back(input.ids[p]);
-  const torch::Tensor tokens = torch::tensor(chosen, torch::kInt64).to(lm.device()).unsqueeze(0);
-  const torch::Tensor logits =
-      lm.logits(lm.forward(tokens, context)).squeeze(0).to(torch::kCPU, torch::kFloat64);  // [n, V]
+  const torch::Tensor index = torch::tensor(positions, torch::kInt64).to(lm.device());
+  torch::Tensor hidden;  // [n, hidden]
+  if (lm.config().allAttention()) {
+    // A prefill, then the hidden states of the chosen positions recomputed over the frozen state:
+    // memory for the chosen positions only.
+    model::ModelState state(lm.numLayers());
+    model::prefill(lm, state, input.ids);
+    model::ForwardContext context;
+    context.mode = model::AttentionMode::Frozen;
+    context.state = &state;
+    context.positions = index;
+    std::vector<std::int64_t> chosen;
+    for (const std::int64_t p : positions) chosen.push_back(input.ids[p]);
+    const torch::Tensor tokens = torch::tensor(chosen, torch::kInt64).to(lm.device()).unsqueeze(0);
+    hidden = lm.forward(tokens, context).squeeze(0);
+  } else {
+    // TTT layers have no query-only forward: one pass over the whole input (linear in T).
+    model::ForwardContext context;
+    const torch::Tensor tokens = torch::tensor(input.ids, torch::kInt64).to(lm.device()).unsqueeze(0);
+    hidden = lm.forward(tokens, context).squeeze(0).index_select(0, index);
+  }
+  const torch::Tensor logits = lm.logits(hidden).to(torch::kCPU, torch::kFloat64);  // [n, V]
 
   nlohmann::json out = {{"ids", input.ids}, {"logits", nlohmann::json::array()}};
   for (std::size_t i = 0; i < positions.size(); ++i) {

@@ -1,5 +1,8 @@
 #include "core/document/git_ignore.h"
 
+#include <algorithm>
+#include <vector>
+
 namespace studio::document {
 
 namespace {
@@ -39,7 +42,25 @@ bool matchClass(std::string_view pattern, std::size_t p, char c, std::size_t& ne
   return matched != negated;
 }
 
-bool matchFrom(std::string_view pattern, std::size_t p, std::string_view text, std::size_t t) {
+// One element of a glob pattern.
+struct GlobElement {
+  enum class Kind {
+    Literal,       // one character
+    AnyChar,       // '?': one character other than '/'
+    Class,         // "[...]": one character other than '/' in the class starting at `at`
+    Star,          // '*' (a run of them): any run of characters other than '/'
+    FoldersSlash,  // "**/" at the start of a component: zero or more whole folders
+    Everything,    // "**" ending the pattern at the start of a component: anything below
+  };
+  Kind kind = Kind::Literal;
+  char literal = 0;
+  std::size_t at = 0;
+};
+
+std::vector<GlobElement> globElements(std::string_view pattern) {
+  using Kind = GlobElement::Kind;
+  std::vector<GlobElement> elements;
+  std::size_t p = 0;
   while (p < pattern.size()) {
     const char pc = pattern[p];
     if (pc == '*') {
@@ -47,51 +68,42 @@ bool matchFrom(std::string_view pattern, std::size_t p, std::string_view text, s
       const bool at_component_start = p == 0 || pattern[p - 1] == '/';
       if (double_star && at_component_start) {
         const std::size_t after = p + 2;
-        if (after == pattern.size()) return true;  // "**" or "dir/**": everything below
+        if (after == pattern.size()) {
+          elements.push_back({Kind::Everything});
+          return elements;
+        }
         if (pattern[after] == '/') {
-          // "**/": zero or more whole folders.
-          for (std::size_t k = t;;) {
-            if (matchFrom(pattern, after + 1, text, k)) return true;
-            const std::size_t slash = text.find('/', k);
-            if (slash == std::string_view::npos) return false;
-            k = slash + 1;
-          }
+          elements.push_back({Kind::FoldersSlash});
+          p = after + 1;
+          continue;
         }
       }
-      // A single '*' (or a "**" inside a component, which git treats the same): any run of
-      // characters other than '/'.
-      std::size_t after = p + 1;
-      while (after < pattern.size() && pattern[after] == '*') ++after;
-      for (std::size_t k = t;; ++k) {
-        if (matchFrom(pattern, after, text, k)) return true;
-        if (k >= text.size() || text[k] == '/') return false;
-      }
+      // A single '*' (or a "**" inside a component, which git treats the same).
+      while (p < pattern.size() && pattern[p] == '*') ++p;
+      elements.push_back({Kind::Star});
+      continue;
     }
-    if (t >= text.size()) return false;
     if (pc == '?') {
-      if (text[t] == '/') return false;
+      elements.push_back({Kind::AnyChar});
       ++p;
-      ++t;
       continue;
     }
     if (pc == '[') {
       std::size_t next = 0;
-      const bool matched = text[t] != '/' && matchClass(pattern, p, text[t], next);
+      matchClass(pattern, p, 'a', next);
       if (next != std::string_view::npos) {
-        if (!matched) return false;
+        elements.push_back({Kind::Class, 0, p});
         p = next;
-        ++t;
         continue;
       }
       // An unclosed '[' is literal.
     }
     char literal = pc;
     if (pc == '\\' && p + 1 < pattern.size()) literal = pattern[++p];
-    if (text[t] != literal) return false;
+    elements.push_back({Kind::Literal, literal});
     ++p;
-    ++t;
   }
-  return t == text.size();
+  return elements;
 }
 
 std::string_view trimTrailingSpaces(std::string_view line) {
@@ -104,8 +116,63 @@ std::string_view trimTrailingSpaces(std::string_view line) {
 
 }  // namespace
 
-bool globMatch(std::string_view pattern, std::string_view text) {
-  return matchFrom(pattern, 0, text, 0);
+bool globMatch(std::string_view pattern, std::string_view text, std::size_t* steps) {
+  // Simulates the pattern as an automaton over the text: `reached[t]` says that the elements so
+  // far can match text[0, t). Each element updates it in one sweep, so matching takes
+  // O(|pattern|·|text|) steps whatever the pattern (no backtracking: "*a*a*a*a*b" is as fast as
+  // any other). `steps` counts the positions the sweeps visit.
+  using Kind = GlobElement::Kind;
+  const std::size_t T = text.size();
+  std::vector<char> reached(T + 1, 0), next(T + 1, 0);
+  reached[0] = 1;
+  for (const GlobElement& e : globElements(pattern)) {
+    if (steps) *steps += T + 1;
+    std::fill(next.begin(), next.end(), 0);
+    bool any = false;
+    switch (e.kind) {
+      case Kind::Everything:
+        for (std::size_t t = 0; t <= T; ++t) any = any || reached[t];
+        return any;
+      case Kind::Star: {
+        bool open = false;  // some reached position before t with no '/' since
+        for (std::size_t t = 0; t <= T; ++t) {
+          open = open || reached[t];
+          next[t] = open;
+          if (t < T && text[t] == '/') open = false;
+        }
+        break;
+      }
+      case Kind::FoldersSlash: {
+        bool seen = false;  // some reached position at or before t
+        for (std::size_t t = 0; t <= T; ++t) {
+          seen = seen || reached[t];
+          if (reached[t]) next[t] = 1;  // zero folders
+          if (seen && t < T && text[t] == '/') next[t + 1] = 1;
+        }
+        break;
+      }
+      default:
+        for (std::size_t t = 0; t < T; ++t) {
+          if (!reached[t]) continue;
+          const char c = text[t];
+          bool ok = false;
+          if (e.kind == Kind::Literal) {
+            ok = c == e.literal;
+          } else if (e.kind == Kind::AnyChar) {
+            ok = c != '/';
+          } else {
+            std::size_t after = 0;
+            ok = c != '/' && matchClass(pattern, e.at, c, after);
+          }
+          if (ok) next[t + 1] = 1;
+        }
+        break;
+    }
+    reached.swap(next);
+    for (std::size_t t = 0; t <= T && !any; ++t) any = reached[t];
+    if (!any) return false;
+  }
+  return reached[T] != 0;
 }
 
 GitIgnore GitIgnore::parse(std::string_view text) {

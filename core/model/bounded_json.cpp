@@ -67,7 +67,8 @@ nlohmann::json parseBoundedJson(const std::string& text, const std::string& file
   try {
     return nlohmann::json::parse(text, callback, /*allow_exceptions=*/true,
                                  /*ignore_comments=*/false);
-  } catch (const nlohmann::json::parse_error& error) {
+  } catch (const nlohmann::json::exception& error) {
+    // A syntax error, or a number too large for a double ("1e999": out_of_range.406).
     // nlohmann's message reads "[json.exception.parse_error.101] parse error at line 1, ...".
     std::string what = error.what();
     const auto bracket = what.find("] ");

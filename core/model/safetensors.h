@@ -13,19 +13,9 @@
 #include <utility>
 #include <vector>
 
+#include "core/model/safetensors_header.h"
+
 namespace studio::model {
-
-// Largest header the reader accepts; real headers are a few hundred kilobytes at most.
-inline constexpr std::uint64_t kMaxSafetensorsHeaderBytes = 100u << 20;
-
-struct SafetensorsTensorInfo {
-  std::string name;
-  std::string dtype;  // as written: "F32", "BF16", ...
-  std::vector<std::int64_t> shape;
-  std::uint64_t begin = 0;  // byte offsets in the data section, [begin, end)
-  std::uint64_t end = 0;
-  bool supported = false;   // tensor() can view it (see safetensorsDtypes())
-};
 
 class SafetensorsFile {
  public:
@@ -62,8 +52,6 @@ class SafetensorsFile {
   std::map<std::string, std::string> m_metadata;
 };
 
-// Element size in bytes of a safetensors dtype, 0 when the name is not a safetensors dtype.
-std::size_t safetensorsDtypeSize(const std::string& dtype);
 // The torch dtype of a safetensors dtype the studio can view; false when it cannot.
 bool safetensorsToTorchDtype(const std::string& dtype, torch::Dtype& out);
 // The safetensors name of a torch dtype; throws studio::Error (Unsupported) for others.

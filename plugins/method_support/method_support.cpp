@@ -58,7 +58,8 @@ FedText feedText(engine::RunContext& context, model::ModelState& state, const st
   const auto ids = context.tokenizer()->encode(text).ids;
   if (ids.empty()) throwError(ErrorKind::Internal, "", "text", "nothing to feed");
   fed.tokens = static_cast<std::int64_t>(ids.size());
-  const bool probing = probe_last && !prompt.target_tokens.empty();
+  const bool probing = probe_last && !prompt.target_tokens.empty() &&
+                       context.lm().config().attentionLayerCount() > 0;
   model::ForwardCapture capture;
   model::PrefillOptions options;
   if (probing) {

@@ -128,3 +128,56 @@ TEST_CASE("cli model commands reject bad input with exit code 2", "[cli]") {
     CHECK(run.err.find(c.mentions) != std::string::npos);
   }
 }
+
+TEST_CASE("cli on TTT checkpoints: inspect, forward, generate --ids --json, fast-weight-loss",
+          "[cli][ttt]") {
+  const std::string model = fixture("ttt-linear-mamba-tiny");
+  auto run = runCli("inspect --model '" + model + "'");
+  REQUIRE(run.exit_code == 0);
+  json info = json::parse(run.out);
+  CHECK(info["family"] == "ttt");
+  CHECK(info["layer_mixers"] == json({"TTT-Linear", "TTT-Linear"}));
+  CHECK(info["attention_layers"] == 0);
+  CHECK(info["ttt"]["mini_batch_size"] == 8);
+  CHECK(info["ttt"]["share_qk"] == true);
+
+  std::ifstream file(model + "/reference.json");
+  const json reference = json::parse(file)["cases"][1];
+  std::string ids;
+  for (const auto& id : reference["ids"]) ids += (ids.empty() ? "" : ",") + std::to_string(id.get<int>());
+  run = runCli("forward --model '" + model + "' --ids " + ids + " --positions 0,20 --json");
+  REQUIRE(run.exit_code == 0);
+  const json out = json::parse(run.out);
+  REQUIRE(out["logits"].size() == 2);
+  for (std::size_t v = 0; v < 97; ++v) {
+    CHECK(out["logits"][1]["values"][v].get<double>() ==
+          Approx(reference["logits"][20][v].get<double>()).margin(1e-4));
+  }
+
+  run = runCli("generate --model '" + model + "' --ids 3,5,7,9 --max-tokens 6 --json");
+  REQUIRE(run.exit_code == 0);
+  const json generated = json::parse(run.out);
+  CHECK(generated["prompt_ids"] == json({3, 5, 7, 9}));
+  CHECK(generated["generated_ids"].size() <= 6);
+  CHECK(generated["text"].is_null());  // the fixture has no tokenizer.json
+
+  run = runCli("fast-weight-loss --model '" + model + "' --ids " + ids + " --layers 1 --json");
+  REQUIRE(run.exit_code == 0);
+  const json losses = json::parse(run.out);
+  REQUIRE(losses["layers"].size() == 1);
+  CHECK(losses["layers"][0]["layer"] == 1);
+  const json& expected = reference["fast_weight_loss"][1];
+  for (const char* key : {"init", "before", "after"}) {
+    REQUIRE(losses["layers"][0][key].size() == reference["ids"].size());
+    for (std::size_t t = 0; t < reference["ids"].size(); ++t) {
+      CHECK(losses["layers"][0][key][t].get<double>() ==
+            Approx(expected[key][t].get<double>()).margin(1e-4));
+    }
+  }
+  run = runCli("fast-weight-loss --model '" + model + "' --ids 1,2 --layers 5");
+  CHECK(run.exit_code == 2);
+  CHECK(run.err.find("--layers") != std::string::npos);
+  run = runCli("fast-weight-loss --model '" + fixture("qwen3-tiny") + "' --ids 1,2");
+  CHECK(run.exit_code == 2);
+  CHECK(run.err.find("no TTT layers") != std::string::npos);
+}

@@ -71,3 +71,17 @@ TEST_CASE("an empty gitignore ignores nothing", "[document]") {
   CHECK_FALSE(ignore.ignored("anything", false));
   CHECK_FALSE(GitIgnore::parse("#only a comment\n   \n/\n").ignored("x", true));
 }
+
+TEST_CASE("hostile patterns match in steps linear in the pattern times the path", "[document]") {
+  // With backtracking, "*a*a*...*b" against a run of a's takes exponential time (a repository
+  // could freeze the loader with one .gitignore line); found by tests/fuzz (git_ignore harness).
+  const std::string text(200, 'a');
+  for (const std::string pattern :
+       {"*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b", "**/**/**/**/**/**/**/**/b", "*?*?*?*?*?*?*b"}) {
+    std::size_t steps = 0;
+    CHECK_FALSE(studio::document::globMatch(pattern, text, &steps));
+    CHECK(steps <= (pattern.size() + 1) * (text.size() + 1));
+  }
+  std::size_t steps = 0;
+  CHECK(studio::document::globMatch("*a*a*a*a*a*a*a*a*a*a*a*a*", text, &steps));
+}

@@ -10,12 +10,6 @@
 namespace studio::test {
 
 TinyModelFolder::TinyModelFolder(const std::string& tag, std::uint64_t seed, double scale) {
-  static int counter = 0;
-  m_path = (std::filesystem::temp_directory_path() /
-            ("studio-tiny-model-" + tag + "-" + std::to_string(getpid()) + "-" +
-             std::to_string(++counter)))
-               .string();
-  std::filesystem::remove_all(m_path);
   m_config = model::ModelConfig::fromJson(
       {{"model_type", "qwen3"},          {"vocab_size", 259},
        {"hidden_size", 32},              {"intermediate_size", 64},
@@ -24,6 +18,34 @@ TinyModelFolder::TinyModelFolder(const std::string& tag, std::uint64_t seed, dou
        {"rms_norm_eps", 1e-6},           {"rope_theta", 10000.0},
        {"max_position_embeddings", 8192}, {"tie_word_embeddings", true},
        {"torch_dtype", "float32"},       {"eos_token_id", 258}});
+  write(tag, seed, scale);
+}
+
+TinyModelFolder::TinyModelFolder(Ttt kind, const std::string& tag, std::uint64_t seed) {
+  m_config = model::ModelConfig::fromJson(
+      {{"model_type", "ttt"},
+       {"vocab_size", 259},
+       {"hidden_size", 32},
+       {"intermediate_size", 64},
+       {"num_hidden_layers", 2},
+       {"num_attention_heads", 4},
+       {"ttt_layer_type", kind == Ttt::Mlp ? "mlp" : "linear"},
+       {"ttt_base_lr", kind == Ttt::Mlp ? 0.1 : 1.0},
+       {"mini_batch_size", 16},
+       {"max_position_embeddings", 8192},
+       {"tie_word_embeddings", true},
+       {"torch_dtype", "float32"},
+       {"eos_token_id", 258}});
+  write(tag, seed, 1.0);
+}
+
+void TinyModelFolder::write(const std::string& tag, std::uint64_t seed, double scale) {
+  static int counter = 0;
+  m_path = (std::filesystem::temp_directory_path() /
+            ("studio-tiny-model-" + tag + "-" + std::to_string(getpid()) + "-" +
+             std::to_string(++counter)))
+               .string();
+  std::filesystem::remove_all(m_path);
   auto tensors = model::randomTensors(m_config, seed);
   if (scale != 1.0) {
     for (auto& [name, tensor] : tensors) {
