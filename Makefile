@@ -22,7 +22,11 @@ run: build
 	@scripts/run-studio $(BUILD_DIR)
 
 check: build
-	cd $(BUILD_DIR) && ctest --output-on-failure --no-tests=error -j $(JOBS)
+	cd $(BUILD_DIR) && ctest --output-on-failure --no-tests=error -j $(JOBS) -LE slow
+
+# The tests tagged [.slow] (demo-model acceptance, the experiment scripts); CI runs them too.
+check-slow: build
+	cd $(BUILD_DIR) && ctest --output-on-failure --no-tests=error -j $(JOBS) -L slow
 
 # The whole suite built with AddressSanitizer and UndefinedBehaviorSanitizer (build-sanitize/).
 sanitize: deps

@@ -56,7 +56,7 @@ bool hasContent(const QImage& image) {
 
 }  // namespace
 
-TEST_CASE("the ImGui bridge feeds mouse moves, buttons and the wheel to ImGui", "[gui]") {
+TEST_CASE("the ImGui bridge feeds mouse moves, buttons and the wheel to ImGui", "[gui][gl]") {
   DiagnosticsPanel panel;
   panel.resize(400, 300);
   ImGuiIO& io = ioOf(panel);
@@ -89,7 +89,7 @@ TEST_CASE("the ImGui bridge feeds mouse moves, buttons and the wheel to ImGui", 
   CHECK(io.MousePos.x == -FLT_MAX);
 }
 
-TEST_CASE("the ImGui bridge gives ImGui the widget's size and device pixel ratio", "[gui]") {
+TEST_CASE("the ImGui bridge gives ImGui the widget's size and device pixel ratio", "[gui][gl]") {
   DiagnosticsPanel panel;
   panel.resize(420, 310);
   panel.buildFrame();
@@ -107,7 +107,7 @@ TEST_CASE("the ImGui bridge gives ImGui the widget's size and device pixel ratio
   CHECK(ioOf(panel).DisplaySize.y == 150.f);
 }
 
-TEST_CASE("the ImGui bridge feeds keys, modifiers and text to ImGui", "[gui]") {
+TEST_CASE("the ImGui bridge feeds keys, modifiers and text to ImGui", "[gui][gl]") {
   DiagnosticsPanel panel;
   ImGuiIO& io = ioOf(panel);
 
@@ -137,7 +137,7 @@ TEST_CASE("the ImGui bridge feeds keys, modifiers and text to ImGui", "[gui]") {
   CHECK(io.KeysDown[io.KeyMap[ImGuiKey_LeftArrow]]);
 }
 
-TEST_CASE("each ImGui panel has its own context", "[gui]") {
+TEST_CASE("each ImGui panel has its own context", "[gui][gl]") {
   DiagnosticsPanel a;
   DiagnosticsPanel b;
   REQUIRE(a.imguiContext() != b.imguiContext());
@@ -147,7 +147,7 @@ TEST_CASE("each ImGui panel has its own context", "[gui]") {
   CHECK(ioOf(b).MousePos.x == 99.f);
 }
 
-TEST_CASE("the head grid shows the cell under the mouse and reports clicks", "[gui]") {
+TEST_CASE("the head grid shows the cell under the mouse and reports clicks", "[gui][gl]") {
   DiagnosticsPanel panel;
   panel.resize(500, 420);
   CHECK_THROWS_AS(panel.setHeadGrid(HeadGrid{2, 3, {1.f, 2.f}, "", "mass"}), studio::Error);
@@ -197,7 +197,7 @@ TEST_CASE("the head grid shows the cell under the mouse and reports clicks", "[g
   CHECK_FALSE(panel.headGrid().hoveredCell());
 }
 
-TEST_CASE("the ImGui panel draws with OpenGL on demand, not in a loop", "[gui]") {
+TEST_CASE("the ImGui panel draws with OpenGL on demand, not in a loop", "[gui][gl]") {
   MainWindow window(studio::testing::isolatedWindow());
   window.resize(1200, 800);
   DiagnosticsPanel* panel = window.diagnosticsPanel();

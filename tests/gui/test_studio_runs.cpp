@@ -64,7 +64,7 @@ void prepare(MainWindow& window, const test::TinyModelFolder& model) {
 }  // namespace
 
 TEST_CASE("runs of in_context and a short qttt on the demo document fill the comparison",
-          "[gui]") {
+          "[gui][gl]") {
   const test::TinyModelFolder model;
   MainWindow window(testing::isolatedWindow());
   window.resize(1600, 1000);
@@ -206,7 +206,7 @@ TEST_CASE("runs of in_context and a short qttt on the demo document fill the com
   }
 }
 
-TEST_CASE("cancelling a long qttt run stops it within a step", "[gui]") {
+TEST_CASE("cancelling a long qttt run stops it within a step", "[gui][gl]") {
   const test::TinyModelFolder model;
   MainWindow window(testing::isolatedWindow());
   prepare(window, model);
@@ -230,7 +230,7 @@ TEST_CASE("cancelling a long qttt run stops it within a step", "[gui]") {
   CHECK(run->steps.size() < 100000);
 }
 
-TEST_CASE("the runs panel builds one spec per ticked method from the forms", "[gui]") {
+TEST_CASE("the runs panel builds one spec per ticked method from the forms", "[gui][gl]") {
   RunsPanel panel;
   panel.setMethodChecked("in_context", true);
   panel.setMethodChecked("qttt", true);
@@ -260,7 +260,7 @@ TEST_CASE("the runs panel builds one spec per ticked method from the forms", "[g
   CHECK(window.runCheckedMethods() == 0);
 }
 
-TEST_CASE("a session's runs reopen in the window and colour the document they read", "[gui]") {
+TEST_CASE("a session's runs reopen in the window and colour the document they read", "[gui][gl]") {
   const test::TinyModelFolder model;
   QTemporaryDir temp;
   const std::string session = temp.filePath(QStringLiteral("runs.sqlite")).toStdString();

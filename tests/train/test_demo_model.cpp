@@ -55,7 +55,7 @@ TEST_CASE("the demo model loads and is the model its recipe describes", "[train]
 }
 
 TEST_CASE("the demo model answers short tx_log items it never saw, and finds the line",
-          "[train][demo]") {
+          "[train][demo][.slow]") {
   // What the shipped weights do, measured in docs/demo-model.md: on items at the training length
   // (25 operations) every answer is the App. 8 JSON with the right bug type, and it names the
   // overdrawn transaction in 4 of these 8 (seeds 0, 3, 5 and 7). Guessing among the 21 lines the

@@ -179,7 +179,7 @@ TEST_CASE("make-ledger-text's answers name the first overdrawn line of a consist
 }
 
 TEST_CASE("the probes read a byte-level checkpoint and name a checkpoint they cannot run",
-          "[train][demo]") {
+          "[train][demo][.slow]") {
   const std::string model = std::string(studio::test_paths::kSourceDir) + "/resources/models/demo-qwen3";
   const std::string cli = " --cli '" + studioCliPath() + "'";
   const auto ledger = runCommand("python3 " + kScripts + "probe-ledger '" + model + "' --ledgers 2" + cli);
