@@ -24,7 +24,7 @@ class EventInserter {
   // The event must have passed eventProblem().
   void insert(std::int64_t run_id, std::int64_t seq, const engine::Event& event);
 
-  struct Statements;  // the prepared INSERTs, one per table
+  struct Statements;  // the prepared INSERTs
 
  private:
   std::unique_ptr<Statements> m_statements;

@@ -13,18 +13,14 @@
 namespace studio::sessions {
 
 const std::vector<EventTable>& eventTables() {
-  static const std::vector<EventTable> tables = {
-      {"progress", "progress"},
-      {"step_metric", "step_metrics"},
-      {"probe", "probes"},
-      {"token", "tokens"},
-      {"fast_weight_loss", "fast_weight_losses"},
-      {"routing", "routing"},
-      {"reward", "rewards"},
-      {"artifact", "artifacts"},
-      {"log", "logs"},
-  };
-  static_assert(std::variant_size_v<engine::Event> == 9, "a new event kind needs a table");
+  static const std::vector<EventTable> tables = [] {
+    std::vector<EventTable> list;
+    engine::forEachEventKind([&](const auto& kind) {
+      using E = std::decay_t<decltype(kind)>;
+      list.push_back({E::kKind, E::kTable});
+    });
+    return list;
+  }();
   return tables;
 }
 

@@ -13,8 +13,8 @@ struct EventTable {
   const char* table;  // "step_metrics", "probes", ...
 };
 
-// One entry per alternative of engine::Event, in the variant's order. Probe events also have
-// per-query rows in `probe_stats`.
+// One entry per alternative of engine::Event, in the variant's order (each kind's kKind and
+// kTable). Probe events also have per-query rows in `probe_stats`.
 const std::vector<EventTable>& eventTables();
 
 // The variant index of a kind name; throws studio::Error (Argument) naming the known kinds.

@@ -156,6 +156,15 @@ std::size_t writeCsv(SqliteDatabase& db, const std::string& sql, RunSelection ru
 
 }  // namespace
 
+std::size_t writeEventTableCsv(SqliteDatabase& db, const std::string& table, RunSelection runs,
+                               const std::string& path) {
+  const std::string order =
+      table == "probe_stats" ? "run_id, seq, head_slot, query_slot" : "run_id, seq";
+  return writeCsv(
+      db, "SELECT * FROM " + table + (runs ? " WHERE run_id = ?1" : "") + " ORDER BY " + order,
+      runs, path);
+}
+
 std::string csvSiblingPath(const std::string& out_path, const std::string& table) {
   const std::filesystem::path path(out_path);
   std::string stem = path.filename().string();
@@ -256,12 +265,7 @@ ExportSummary exportSessionCsv(const SessionStore& store, RunSelection runs,
       }
       for (const std::string& table : tables) {
         path = csvSiblingPath(out_path, table);
-        const std::string order =
-            table == "probe_stats" ? "run_id, seq, head_slot, query_slot" : "run_id, seq";
-        const std::size_t rows = writeCsv(
-            db,
-            "SELECT * FROM " + table + (runs ? " WHERE run_id = ?1" : "") + " ORDER BY " + order,
-            runs, path);
+        const std::size_t rows = writeEventTableCsv(db, table, runs, path);
         if (table != "probe_stats") summary.events += rows;
         summary.files.push_back(path);
       }

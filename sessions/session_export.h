@@ -35,6 +35,13 @@ ExportSummary exportSessionJson(const SessionStore& store, RunSelection runs,
 ExportSummary exportSessionCsv(const SessionStore& store, RunSelection runs,
                                const std::string& out_path);
 
+class SqliteDatabase;
+
+// One event table's rows as CSV (of one run or all), its columns as they are: what the CSV export
+// writes for every kind, usable for a kind of one's own. Returns the rows written.
+std::size_t writeEventTableCsv(SqliteDatabase& db, const std::string& table, RunSelection runs,
+                               const std::string& path);
+
 // Where the CSV export puts `table` next to `out_path` ("out/x.csv" -> "out/x.tokens.csv").
 std::string csvSiblingPath(const std::string& out_path, const std::string& table);
 

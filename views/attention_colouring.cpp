@@ -17,8 +17,8 @@ namespace {
 // The phases a run's artifacts hold, in the order they happened.
 QStringList phasesOf(const RunTrace& run) {
   QStringList phases;
-  for (const auto& artifact : run.answer_attention) {
-    const auto meta = nlohmann::json::parse(artifact.meta_json, nullptr, false);
+  for (const engine::ArtifactEvent* artifact : run.artifacts("answer_attention")) {
+    const auto meta = nlohmann::json::parse(artifact->meta_json, nullptr, false);
     if (meta.is_object()) phases << QString::fromStdString(meta.value("phase", ""));
   }
   return phases;
@@ -80,7 +80,7 @@ void AttentionColouring::refresh() {
   m_run->clear();
   m_run->addItem(tr("none"), QVariant::fromValue<qint64>(0));
   for (const RunTrace* run : m_traces->all()) {
-    if (run->answer_attention.empty() || !m_document) continue;
+    if (run->artifacts("answer_attention").empty() || !m_document) continue;
     if (run->spec.document_text.size() != m_document->text().size() ||
         run->spec.document_text != m_document->text()) {
       continue;  // a run of another document

@@ -12,16 +12,9 @@
 
 struct ImVec2;
 
-namespace studio::views {
+#include "views/analysis_names.h"
 
-struct AttentionStrip {
-  std::string title;                    // "layer 3 · head 5 — #2 qttt"
-  int layer = -1, head = -1;            // the head shown (−1: an average)
-  std::vector<std::string> row_names;   // "after prefill", "after qTTT"
-  std::vector<std::vector<float>> rows;  // one weight per token, every row the same length
-  std::vector<std::string> tokens;      // each token's text, for the tooltip
-  std::vector<std::pair<std::int64_t, std::int64_t>> targets;  // token ranges of the evidence
-};
+namespace studio::views {
 
 class AttentionStripView {
  public:

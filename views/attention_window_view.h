@@ -16,22 +16,9 @@
 #include <vector>
 
 #include "core/common/span.h"
-#include "views/figure.h"
+#include "views/analysis_names.h"
 
 namespace studio::views {
-
-struct AttentionWindowData {
-  std::string title;                        // "layer 3 · head 5 — #2 qttt"
-  std::string scope;                        // "256 queries of the question and answer × ..."
-  std::string caption;                      // the run's parameters, for exported figures
-  std::vector<std::string> phase_names;     // "after prefill", "after qTTT"
-  std::vector<std::vector<float>> weights;  // per phase: queries × keys, row-major
-  std::int64_t queries = 0, keys = 0;
-  std::int64_t first_query = 0, first_key = 0;  // prompt positions of row 0 and column 0
-  std::vector<std::string> query_tokens;        // each row's token text
-  std::vector<std::string> key_tokens;          // each column's token text
-  std::vector<std::pair<std::int64_t, std::int64_t>> targets;  // columns [a, b) of the evidence
-};
 
 class AttentionWindowView {
  public:

@@ -10,7 +10,7 @@
 #include <set>
 
 #include "views/figure_view.h"
-#include "views/run_figures.h"
+#include "views/analysis_names.h"
 #include "views/run_traces.h"
 #include "views/runs_table_model.h"
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "views/run_trace.h"
+#include "views/analysis_names.h"
 
 class QTableView;
 

@@ -7,7 +7,7 @@
 #include <set>
 
 #include "views/figure_view.h"
-#include "views/run_figures.h"
+#include "views/analysis_names.h"
 #include "views/run_traces.h"
 
 namespace studio::views {

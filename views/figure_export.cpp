@@ -14,7 +14,7 @@
 #include <cctype>
 
 #include "core/common/error.h"
-#include "views/figure.h"
+#include "views/analysis_names.h"
 #include "views/figure_painter.h"
 
 namespace studio::views {

@@ -8,9 +8,10 @@
 
 #include <string>
 
+#include "views/analysis_names.h"
+
 namespace studio::views {
 
-struct Figure;
 
 enum class FigureFormat { Png, Svg, Pdf };
 

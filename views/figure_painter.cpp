@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "views/color_scale.h"
-#include "views/figure.h"
+#include "views/analysis_names.h"
 
 namespace studio::views {
 

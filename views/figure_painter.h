@@ -8,9 +8,10 @@
 
 class QPainter;
 
+#include "views/analysis_names.h"
+
 namespace studio::views {
 
-struct Figure;
 
 // The colour of series `index` (a colour-blind-safe palette, Okabe–Ito).
 QColor figureColor(int index);

@@ -4,7 +4,7 @@
 
 #include <QWidget>
 
-#include "views/figure.h"
+#include "views/analysis_names.h"
 
 namespace studio::views {
 

@@ -12,15 +12,9 @@
 
 struct ImVec2;
 
-namespace studio::views {
+#include "views/analysis_names.h"
 
-struct HeadGrid {
-  int layers = 0;
-  int heads = 0;
-  std::vector<float> values;  // [layers, heads], row-major; NaN: no value
-  std::string title;          // "Target mass (answer query, after prefill)"
-  std::string value_name = "target mass";
-};
+namespace studio::views {
 
 class HeadGridView {
  public:

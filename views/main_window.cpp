@@ -27,11 +27,7 @@
 #include "core/engine/prepared_prompt.h"
 #include "core/engine/sweep_plan.h"
 #include "core/common/versions.h"
-// torch's headers (under the window and probe headers) use `slots` as a name, which Qt defines
-// as a keyword.
-#undef slots
-#include "views/head_inspection.h"
-#define slots Q_SLOTS
+#include "views/analysis_names.h"
 #include "sessions/session_reader.h"
 #include "sessions/session_store.h"
 #include "views/about_box.h"
@@ -45,7 +41,6 @@
 #include "views/figure_export.h"
 #include "views/figure_view.h"
 #include "views/run_controller.h"
-#include "views/run_figures.h"
 #include "views/run_traces.h"
 #include "views/runs_panel.h"
 #include "views/runs_table_model.h"

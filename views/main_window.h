@@ -21,12 +21,13 @@ class QMenu;
 class QProgressBar;
 class QToolButton;
 
+#include "views/analysis_names.h"
+
 namespace studio::views {
 
 class AttentionColouring;
 class ComparisonPanel;
 class DiagnosticsPanel;
-struct Figure;
 class DilutionPanel;
 class DocumentLoader;
 class DocumentPanel;

@@ -2,11 +2,8 @@
 
 #include <QMetaObject>
 
-// torch's headers (under engine.h) use `slots` as a name, which Qt defines as a keyword.
-#undef slots
 #include "core/engine/attention_window.h"
 #include "core/engine/engine.h"
-#define slots Q_SLOTS
 
 #include "views/run_traces.h"
 

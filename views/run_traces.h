@@ -9,7 +9,7 @@
 #include <map>
 #include <vector>
 
-#include "views/run_trace.h"
+#include "views/analysis_names.h"
 
 namespace studio::views {
 

@@ -231,8 +231,8 @@ void RunsPanel::updateProgress() {
     return;
   }
   QString text = QString::fromStdString(running->label());
-  if (running->progress) {
-    const engine::ProgressEvent& p = *running->progress;
+  if (const engine::ProgressEvent* latest = running->progress()) {
+    const engine::ProgressEvent& p = *latest;
     text += QStringLiteral(" — %1").arg(QString::fromStdString(p.stage));
     if (p.total > 0) text += QStringLiteral(" %1/%2").arg(p.done).arg(p.total);
     if (p.eta_seconds >= 0) text += tr(", about %1 s left").arg(p.eta_seconds, 0, 'f', 0);

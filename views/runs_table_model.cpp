@@ -69,7 +69,7 @@ int RunsTableModel::setRun(qint64 id, const engine::RunSpec& spec,
 int RunsTableModel::setTrace(const RunTrace& trace) {
   engine::RunResult result = trace.result;
   if (result.status == engine::RunStatus::Running && result.answer.empty()) {
-    result.answer = trace.answer_text;
+    result.answer = trace.answerText();
   }
   return setRun(trace.id, trace.spec, result);
 }

@@ -8,7 +8,7 @@
 
 #include "core/engine/run_result.h"
 #include "core/engine/run_spec.h"
-#include "views/run_trace.h"
+#include "views/analysis_names.h"
 
 namespace studio::views {
 

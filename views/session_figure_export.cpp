@@ -8,13 +8,8 @@
 #include "core/common/error.h"
 #include "sessions/session_reader.h"
 #include "sessions/session_store.h"
-#include "views/figure.h"
-#include "views/run_figures.h"
-#include "views/run_trace.h"
-// torch's headers (under head_inspection.h) use `slots` as a name, which Qt defines as a keyword.
-#undef slots
-#include "views/head_inspection.h"
-#define slots Q_SLOTS
+#include "views/analysis_names.h"
+#include "views/attention_window_view.h"
 
 namespace studio::views {
 

@@ -42,11 +42,11 @@ engine::Event benchEvent(std::int64_t i, const BenchOptions& options) {
   const std::int64_t slot = i % 100;
   const double x = static_cast<double>(i);
   if (slot < 45) {
-    return engine::StepMetricEvent{"qttt", i,       3.0 / (1.0 + 1e-3 * x), 0.5, 1e-4, i % 4096,
+    return engine::StepMetricEvent{engine::StepPhase::Qttt, i,       3.0 / (1.0 + 1e-3 * x), 0.5, 1e-4, i % 4096,
                                    128,    1e-4 * x};
   }
   if (slot < 90) {
-    return engine::TokenEvent{i, (i * 7919) % 151936, " token", -0.25, "answer", 0};
+    return engine::TokenEvent{i, (i * 7919) % 151936, " token", -0.25, engine::TokenPhase::Answer, 0};
   }
   if (slot < 94) return engine::ProgressEvent{"qttt", x / 1e6, i, 1000000, 12.5};
   if (slot < 96) return engine::FastWeightLossEvent{int(i % 8), i, 2.5, 2.25, 2.0};
@@ -54,7 +54,7 @@ engine::Event benchEvent(std::int64_t i, const BenchOptions& options) {
   if (slot == 97) return engine::RewardEvent{i / 100, i, 0.25, 1.0, 0.625, 0.125};
   if (slot == 98) return engine::LogEvent{"info", "step " + std::to_string(i) + " done"};
   engine::ProbeEvent probe;
-  probe.phase = "qttt_step";
+  probe.phase = engine::ProbePhase::QtttStep;
   probe.step = i;
   probe.result.deltas = {0.5, 1, 2};
   probe.result.context_length = 32768;

@@ -16,7 +16,7 @@
 #include "sessions/session_store.h"
 #include "studio/build_info.h"
 #if STUDIO_GUI_BUILT
-#include "views/run_figures.h"
+#include "analysis/run_figures.h"
 #include "views/session_figure_export.h"
 #endif
 
@@ -109,7 +109,7 @@ void runSessionExport(const SessionExportOptions& options) {
 void addFigureExportOptions(CLI::App* command, FigureCliOptions& options) {
 #if STUDIO_GUI_BUILT
   std::string names;
-  for (const std::string& name : views::runFigureNames()) {
+  for (const std::string& name : analysis::runFigureNames()) {
     names += (names.empty() ? "" : ", ") + name;
   }
   names += std::string(", ") + views::kAttentionWindowFigure +

@@ -49,7 +49,7 @@ Prefilled prefillPrompt(RunContext& context, const PreparedPrompt& prompt) {
   if (!prompt.target_tokens.empty()) {
     prefilled.probe = probe::measureCapture(context.lm(), prefilled.state, capture,
                                             prompt.target_tokens, context.probe_options);
-    context.emit(ProbeEvent{"prefill", -1, *prefilled.probe});
+    context.emit(ProbeEvent{ProbePhase::Prefill, -1, *prefilled.probe});
   }
   return prefilled;
 }
@@ -69,7 +69,7 @@ DecodeOutcome decode(RunContext& context, model::ModelState& state, torch::Tenso
       context.emit(TokenEvent{token.index, token.id, token.text, token.logprob, request.phase,
                               request.branch});
     }
-    context.progress(request.phase, token.index + 1, request.max_tokens);
+    context.progress(enumName(request.phase), token.index + 1, request.max_tokens);
   };
   const bool probing = request.probe_steps && !prompt.target_tokens.empty() &&
                        context.lm().config().attentionLayerCount() > 0;
@@ -85,7 +85,9 @@ DecodeOutcome decode(RunContext& context, model::ModelState& state, torch::Tenso
                                           context.probe_options);
       outcome.step_masses.push_back(result.mean_mass);
       outcome.step_margins.push_back(result.mean_margin);
-      context.emit(ProbeEvent{request.phase == "answer" ? "decode" : request.phase, step++,
+      context.emit(ProbeEvent{request.phase == TokenPhase::Answer ? ProbePhase::Decode
+                                                                 : ProbePhase::Think,
+                              step++,
                               std::move(result)});
     };
   }

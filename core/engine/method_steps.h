@@ -30,7 +30,7 @@ struct DecodeRequest {
   model::SamplingParams sampling;
   std::int64_t max_tokens = 32;
   std::vector<std::string> stop_strings;
-  std::string phase = "answer";  // TokenEvent / progress stage: "answer", "think", ...
+  TokenPhase phase = TokenPhase::Answer;  // the tokens' phase, and the progress stage's name
   int branch = 0;
   bool probe_steps = true;       // emit a ProbeEvent per fed token (needs targets)
   bool emit_tokens = true;

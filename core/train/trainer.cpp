@@ -330,7 +330,7 @@ TrainOutcome runTraining(const TrainRecipe& recipe, const TrainerOptions& option
     }
 
     engine::StepMetricEvent metric;
-    metric.phase = "train";
+    metric.phase = engine::StepPhase::Train;
     metric.step = state.step;
     metric.loss = point.loss;
     metric.grad_norm = grad_norm;

@@ -148,7 +148,8 @@ engine::RunResult BeamMethod::run(engine::RunContext& context) const {
   const std::string scratchpad = context.tokenizer()->decode(best->ids);
   for (std::size_t i = 0; i < best->ids.size(); ++i) {
     context.emit(engine::TokenEvent{static_cast<std::int64_t>(i), best->ids[i],
-                                    context.tokenizer()->decode({best->ids[i]}), 0.0, "think", 0});
+                                    context.tokenizer()->decode({best->ids[i]}), 0.0,
+                                    engine::TokenPhase::Think, 0});
   }
   // The best beam answers after "Final:" (greedy: the search already chose the scratchpad).
   ThinkingChain chain = thinkThenAnswer(context, best->state, best->logits, prompt, 0,

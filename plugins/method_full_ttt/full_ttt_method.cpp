@@ -147,7 +147,7 @@ engine::RunResult FullTttMethod::run(engine::RunContext& context) const {
     result.flops.extra += engine::fullTttStepFlops(context.flopShape(),
                                                    static_cast<double>(length));
     engine::StepMetricEvent metric;
-    metric.phase = "full_ttt";
+    metric.phase = engine::StepPhase::FullTtt;
     metric.step = step;
     metric.loss = loss.item<double>();
     metric.grad_norm = norm;

@@ -143,7 +143,7 @@ engine::RunResult QtttMethod::run(engine::RunContext& context) const {
     result.flops.extra += engine::qtttStepFlops(shape, static_cast<double>(length),
                                                 static_cast<double>(span));
     engine::StepMetricEvent metric;
-    metric.phase = "qttt";
+    metric.phase = engine::StepPhase::Qttt;
     metric.step = step;
     metric.loss = stats.loss;
     metric.grad_norm = stats.grad_norm;
@@ -158,7 +158,7 @@ engine::RunResult QtttMethod::run(engine::RunContext& context) const {
       capture.query_positions = {prompt.answerQuery()};
       adapter.frozenLogits(prefilled.state, prompt.ids.back(), prompt.answerQuery(), &capture);
       context.emit(engine::ProbeEvent{
-          "qttt_step", step,
+          engine::ProbePhase::QtttStep, step,
           probe::measureCapture(context.lm(), prefilled.state, capture, prompt.target_tokens,
                                 context.probe_options)});
     }

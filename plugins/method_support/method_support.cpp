@@ -40,7 +40,7 @@ engine::DecodeOutcome decodeAnswer(engine::RunContext& context, model::ModelStat
   engine::DecodeRequest request;
   request.sampling = sampling;
   request.max_tokens = context.spec().max_answer_tokens;
-  request.phase = "answer";
+  request.phase = engine::TokenPhase::Answer;
   engine::DecodeOutcome outcome =
       engine::decode(context, state, std::move(logits), prompt, request);
   result.output = outcome.generation.text;
@@ -86,7 +86,7 @@ ThinkingChain thinkThenAnswer(engine::RunContext& context, model::ModelState& st
     think.sampling = sampling;
     think.max_tokens = think_tokens;
     think.stop_strings = {"Final:"};
-    think.phase = "think";
+    think.phase = engine::TokenPhase::Think;
     think.branch = branch;
     think.probe_steps = false;
     engine::DecodeOutcome thought = engine::decode(context, state, logits, prompt, think);
@@ -100,7 +100,7 @@ ThinkingChain thinkThenAnswer(engine::RunContext& context, model::ModelState& st
   engine::DecodeRequest answer;
   answer.sampling = sampling;
   answer.max_tokens = context.spec().max_answer_tokens;
-  answer.phase = "answer";
+  answer.phase = engine::TokenPhase::Answer;
   answer.branch = branch;
   answer.probe_steps = probe_answer;
   chain.answer_decode = engine::decode(context, state, suffix.logits, prompt, answer);

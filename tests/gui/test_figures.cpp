@@ -10,10 +10,8 @@
 #include "core/common/error.h"
 #include "gui/trace_helpers.h"
 #include "views/attention_window_view.h"
-#include "views/figure.h"
+#include "views/analysis_names.h"
 #include "views/figure_export.h"
-#include "views/run_figures.h"
-#include "views/run_trace.h"
 #include "views/session_figure_export.h"
 
 using namespace studio;
@@ -60,8 +58,20 @@ TEST_CASE("comparison figures have one series per run with the data they need", 
   CHECK(loss.series[0].name == "#2 qttt");
   CHECK(loss.series[0].xs == std::vector<double>{1, 2, 3, 4});
   CHECK(loss.series[0].ys[0] == Approx(3.0));
-  CHECK(loss.x_label == "qTTT step");
+  CHECK(loss.x_label == "test-time training step");
   CHECK(loss.caption.find("#2 qttt") != std::string::npos);
+  // full_ttt's steps are test-time training steps too (typed phases; they were once dropped).
+  RunTrace full = traceOf(3, gui_test::qtttRun(2));
+  full.spec.method = "full_ttt";
+  for (int s = 0; s < 2; ++s) {
+    engine::StepMetricEvent metric;
+    metric.phase = engine::StepPhase::FullTtt;
+    metric.step = s;
+    metric.loss = 1.0;
+    full.add(metric);
+  }
+  CHECK(makeRunFigure("qttt_loss", {&full}).series.at(0).xs.size() == 4);
+  CHECK(makeRunFigure("train_loss", {&full}).series.empty());
   CHECK(loss.caption.find("lr=0.001") != std::string::npos);
   CHECK(loss.caption.find("model qwen3-tiny") != std::string::npos);
 
@@ -92,7 +102,7 @@ TEST_CASE("comparison figures have one series per run with the data they need", 
   training.spec.method = "train";
   for (int step = 1; step <= 3; ++step) {
     engine::StepMetricEvent metric;
-    metric.phase = "train";
+    metric.phase = engine::StepPhase::Train;
     metric.step = step;
     metric.loss = 4.0 / step;
     training.add(metric);

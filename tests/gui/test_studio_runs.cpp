@@ -219,7 +219,7 @@ TEST_CASE("cancelling a long qttt run stops it within a step", "[gui][gl]") {
   REQUIRE(waitUntil(
       [&] {
         const std::vector<const RunTrace*> all = window.traces()->all();
-        return !all.empty() && all[0]->steps.size() >= 2;
+        return !all.empty() && all[0]->steps().size() >= 2;
       },
       240000));
   CHECK(runs.progressText().contains(QStringLiteral("qttt")));
@@ -227,7 +227,7 @@ TEST_CASE("cancelling a long qttt run stops it within a step", "[gui][gl]") {
   REQUIRE(waitUntil([&] { return window.runController()->pending() == 0; }, 60000));
   const RunTrace* run = window.traces()->all().at(0);
   CHECK(run->result.status == engine::RunStatus::Cancelled);
-  CHECK(run->steps.size() < 100000);
+  CHECK(run->steps().size() < 100000);
 }
 
 TEST_CASE("the runs panel builds one spec per ticked method from the forms", "[gui][gl]") {

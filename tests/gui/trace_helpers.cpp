@@ -60,7 +60,7 @@ engine::RunSpec specOf(const std::string& method, nlohmann::json params) {
 void answer(SyntheticRun& run, const std::string& text) {
   for (std::size_t i = 0; i < text.size(); ++i) {
     run.events.push_back(engine::TokenEvent{static_cast<std::int64_t>(i), 60 + (int)i,
-                                            std::string(1, text[i]), -0.5, "answer", 0});
+                                            std::string(1, text[i]), -0.5, engine::TokenPhase::Answer, 0});
   }
   run.result.answer = text;
   run.result.output = text;
@@ -72,7 +72,7 @@ SyntheticRun inContextRun(std::int64_t context, double mass) {
   SyntheticRun run;
   run.spec = specOf("in_context", nlohmann::json::object());
   run.events.push_back(engine::ProgressEvent{"prefill", 1.0, context, context, 0});
-  run.events.push_back(engine::ProbeEvent{"prefill", -1, probe(mass, 2, 4, context)});
+  run.events.push_back(engine::ProbeEvent{engine::ProbePhase::Prefill, -1, probe(mass, 2, 4, context)});
   answer(run, "K7Q");
   run.result.status = engine::RunStatus::Completed;
   run.result.correct = true;
@@ -87,10 +87,10 @@ SyntheticRun inContextRun(std::int64_t context, double mass) {
 SyntheticRun qtttRun(int steps, std::int64_t context) {
   SyntheticRun run;
   run.spec = specOf("qttt", {{"steps", steps}, {"lr", 0.001}, {"span", 16}});
-  run.events.push_back(engine::ProbeEvent{"prefill", -1, probe(0.05, 2, 4, context)});
+  run.events.push_back(engine::ProbeEvent{engine::ProbePhase::Prefill, -1, probe(0.05, 2, 4, context)});
   for (int s = 0; s < steps; ++s) {
     engine::StepMetricEvent metric;
-    metric.phase = "qttt";
+    metric.phase = engine::StepPhase::Qttt;
     metric.step = s;
     metric.loss = 3.0 / (s + 1);
     metric.grad_norm = 1.0;
@@ -98,7 +98,7 @@ SyntheticRun qtttRun(int steps, std::int64_t context) {
     metric.span_start = 10 * s;
     metric.span_length = 16;
     run.events.push_back(metric);
-    run.events.push_back(engine::ProbeEvent{"qttt_step", s, probe(0.1 + 0.1 * s, 2, 4, context)});
+    run.events.push_back(engine::ProbeEvent{engine::ProbePhase::QtttStep, s, probe(0.1 + 0.1 * s, 2, 4, context)});
     run.events.push_back(engine::ProgressEvent{"qttt", (s + 1.0) / steps, s + 1, steps,
                                                2.0 * (steps - s - 1)});
   }

@@ -166,7 +166,7 @@ TEST_CASE("thinking honours its token budget", "[methods]") {
                                   {{"think_tokens", budget}, {"decoding", "greedy"}});
     REQUIRE(result.status == engine::RunStatus::Completed);
     int think_tokens = 0;
-    for (const auto& token : sink.all<engine::TokenEvent>()) think_tokens += token.phase == "think";
+    for (const auto& token : sink.all<engine::TokenEvent>()) think_tokens += token.phase == engine::TokenPhase::Think;
     INFO("budget " << budget);
     CHECK(think_tokens <= budget);
     CHECK(result.details.at("think_tokens") == think_tokens);

@@ -105,7 +105,7 @@ TEST_CASE("a qttt run restores the model it adapted", "[methods][qttt]") {
   const auto metrics = sink.all<engine::StepMetricEvent>();
   REQUIRE(metrics.size() == 3);
   for (const auto& metric : metrics) {
-    CHECK(metric.phase == "qttt");
+    CHECK(metric.phase == engine::StepPhase::Qttt);
     CHECK(metric.span_length == 16);
     CHECK(metric.span_start >= 0);
     CHECK(metric.span_start + 16 < result.prompt_tokens);
@@ -114,7 +114,7 @@ TEST_CASE("a qttt run restores the model it adapted", "[methods][qttt]") {
     CHECK(metric.grad_norm > 0);
   }
   int step_probes = 0;
-  for (const auto& probe : sink.all<engine::ProbeEvent>()) step_probes += probe.phase == "qttt_step";
+  for (const auto& probe : sink.all<engine::ProbeEvent>()) step_probes += probe.phase == engine::ProbePhase::QtttStep;
   CHECK(step_probes == 3);
   CHECK(result.target_mass.has_value());
   CHECK(result.flops.extra > 0);

@@ -62,9 +62,9 @@ std::vector<engine::Event> oneEventOfEachKind() {
   const double inf = std::numeric_limits<double>::infinity();
   std::vector<engine::Event> events;
   events.push_back(engine::ProgressEvent{"prefill", 0.25, 10, 40, -1});
-  events.push_back(engine::StepMetricEvent{"qttt", 3, 1.0 / 3.0, nan, 1e-6, 17, 32, 0.125});
+  events.push_back(engine::StepMetricEvent{engine::StepPhase::Qttt, 3, 1.0 / 3.0, nan, 1e-6, 17, 32, 0.125});
   engine::ProbeEvent probe;
-  probe.phase = "qttt_step";
+  probe.phase = engine::ProbePhase::QtttStep;
   probe.step = 3;
   probe.result.deltas = {0.5, 1, 2};
   probe.result.epsilon = 0.1;
@@ -96,8 +96,8 @@ std::vector<engine::Event> oneEventOfEachKind() {
     }
   }
   events.push_back(probe);
-  events.push_back(engine::TokenEvent{2, 1234, "caf\xc3\xa9 \"x\", y\n", -0.03125, "think", 1});
-  events.push_back(engine::TokenEvent{3, 99, std::string("\xe2\x82"), -inf, "answer", 0});
+  events.push_back(engine::TokenEvent{2, 1234, "caf\xc3\xa9 \"x\", y\n", -0.03125, engine::TokenPhase::Think, 1});
+  events.push_back(engine::TokenEvent{3, 99, std::string("\xe2\x82"), -inf, engine::TokenPhase::Answer, 0});
   events.push_back(engine::FastWeightLossEvent{1, 77, 2.5, 2.25, 2.0});
   events.push_back(engine::RoutingEvent{0, 78, 3.5, 3.25, true, 512, 3});
   events.push_back(engine::RewardEvent{5, 200, 0.125, 1.0, 0.5625, -0.25});
@@ -131,7 +131,7 @@ struct Describe {
   }
   void operator()(const engine::StepMetricEvent& e) const {
     out << "step_metric:";
-    text("phase", e.phase);
+    text("phase", engine::enumName(e.phase));
     num("step", e.step);
     num("loss", e.loss);
     num("grad_norm", e.grad_norm);
@@ -142,7 +142,7 @@ struct Describe {
   }
   void operator()(const engine::ProbeEvent& e) const {
     out << "probe:";
-    text("phase", e.phase);
+    text("phase", engine::enumName(e.phase));
     num("step", e.step);
     const probe::ProbeResult& r = e.result;
     out << "deltas=" << doubleArrayJson(r.deltas) << ';';
@@ -176,7 +176,7 @@ struct Describe {
     num("id", e.token_id);
     text("text", e.text);
     num("logprob", e.logprob);
-    text("phase", e.phase);
+    text("phase", engine::enumName(e.phase));
     num("branch", std::int64_t{e.branch});
   }
   void operator()(const engine::FastWeightLossEvent& e) const {
@@ -233,7 +233,7 @@ std::string describe(const engine::Event& event) {
 engine::Event streamEvent(std::int64_t i) {
   if (i % 50 == 49) {
     engine::ProbeEvent probe;
-    probe.phase = "qttt_step";
+    probe.phase = engine::ProbePhase::QtttStep;
     probe.step = i;
     probe.result.deltas = {0.5, 1, 2};
     probe.result.num_layers = 1;
@@ -253,10 +253,10 @@ engine::Event streamEvent(std::int64_t i) {
     return probe;
   }
   if (i % 2 == 0) {
-    return engine::StepMetricEvent{"qttt", i, 0.5 * static_cast<double>(i),  1.0, 1e-3,
+    return engine::StepMetricEvent{engine::StepPhase::Qttt, i, 0.5 * static_cast<double>(i),  1.0, 1e-3,
                                    i,      8, 0.001 * static_cast<double>(i)};
   }
-  return engine::TokenEvent{i, i % 50000, "t" + std::to_string(i), -0.25, "answer", 0};
+  return engine::TokenEvent{i, i % 50000, "t" + std::to_string(i), -0.25, engine::TokenPhase::Answer, 0};
 }
 
 std::string rawQuery(const std::string& path, const std::string& sql) {

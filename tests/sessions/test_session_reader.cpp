@@ -14,7 +14,7 @@ using namespace studio::sessions::testing;
 
 namespace {
 
-engine::StepMetricEvent metric(const std::string& phase, std::int64_t step, double loss) {
+engine::StepMetricEvent metric(engine::StepPhase phase, std::int64_t step, double loss) {
   engine::StepMetricEvent event;
   event.phase = phase;
   event.step = step;
@@ -26,7 +26,7 @@ engine::StepMetricEvent metric(const std::string& phase, std::int64_t step, doub
 
 engine::ProbeEvent probeAt(std::int64_t step, double mass, double margin) {
   engine::ProbeEvent event;
-  event.phase = "qttt_step";
+  event.phase = engine::ProbePhase::QtttStep;
   event.step = step;
   event.result.mean_mass = mass;
   event.result.mean_margin = margin;
@@ -79,12 +79,12 @@ TEST_CASE("the runs of one document line up by step, with gaps where a run has n
   const std::int64_t b = store.beginRun(sampleSpec("qttt", "shared document"), "{}");
   const std::int64_t c = store.beginRun(sampleSpec("in_context", "shared document"), "{}");
   const std::int64_t other = store.beginRun(sampleSpec("qttt", "another document"), "{}");
-  store.appendEvents(a, {metric("qttt", 0, 3.0), metric("qttt", 1, 2.0), metric("qttt", 2, 1.5),
+  store.appendEvents(a, {metric(engine::StepPhase::Qttt, 0, 3.0), metric(engine::StepPhase::Qttt, 1, 2.0), metric(engine::StepPhase::Qttt, 2, 1.5),
                          probeAt(2, 0.25, -1.0)});
-  store.appendEvents(b, {metric("qttt", 1, 2.5), metric("qttt", 2, 2.25), metric("qttt", 3, 2.0),
-                         metric("qttt", 3, 1.75)});  // a second value at step 3: the last wins
-  store.appendEvents(c, {engine::TokenEvent{0, 7, "x", -0.5, "answer", 0}});
-  store.appendEvents(other, {metric("qttt", 9, 9.0), metric("train", 0, 1.0)});
+  store.appendEvents(b, {metric(engine::StepPhase::Qttt, 1, 2.5), metric(engine::StepPhase::Qttt, 2, 2.25), metric(engine::StepPhase::Qttt, 3, 2.0),
+                         metric(engine::StepPhase::Qttt, 3, 1.75)});  // a second value at step 3: the last wins
+  store.appendEvents(c, {engine::TokenEvent{0, 7, "x", -0.5, engine::TokenPhase::Answer, 0}});
+  store.appendEvents(other, {metric(engine::StepPhase::Qttt, 9, 9.0), metric(engine::StepPhase::Train, 0, 1.0)});
 
   SessionReader reader(store);
   const std::int64_t document = *reader.run(a).document_id;

@@ -1,4 +1,4 @@
-#include "views/head_inspection.h"
+#include "analysis/head_inspection.h"
 
 #include <algorithm>
 
@@ -7,7 +7,7 @@
 #include "core/engine/prepared_prompt.h"
 #include "core/probe/probe_bounds.h"
 
-namespace studio::views {
+namespace studio::analysis {
 
 namespace {
 
@@ -114,4 +114,4 @@ AttentionWindowData attentionWindowData(const RunTrace& run, const WindowScope& 
   return data;
 }
 
-}  // namespace studio::views
+}  // namespace studio::analysis

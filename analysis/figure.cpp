@@ -1,8 +1,8 @@
-#include "views/figure.h"
+#include "analysis/figure.h"
 
 #include <cmath>
 
-namespace studio::views {
+namespace studio::analysis {
 
 bool Figure::hasData() const {
   if (isHeatmap()) {
@@ -28,4 +28,4 @@ const FigureSeries* Figure::findSeries(const std::string& series_name) const {
   return nullptr;
 }
 
-}  // namespace studio::views
+}  // namespace studio::analysis

@@ -1,4 +1,4 @@
-#include "views/run_figures.h"
+#include "analysis/run_figures.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,7 +10,7 @@
 #include "core/common/error.h"
 #include "core/probe/probe_bounds.h"
 
-namespace studio::views {
+namespace studio::analysis {
 
 namespace {
 
@@ -55,22 +55,25 @@ double meanOverQueries(const probe::ProbeResult& probe, Value value) {
   return count > 0 ? sum / count : kNaN;
 }
 
-// The loss of every step of `phase` ("qttt" spans, or "train" batches of the outer loop).
-Figure lossPerStep(const std::vector<const RunTrace*>& runs, const std::string& phase) {
-  const bool qttt = phase == "qttt";
+// The loss of every step of the test-time loops on the prompt (qTTT's and full TTT's spans: an
+// x of 1 is the first step), or of the outer training loop's batches.
+Figure lossPerStep(const std::vector<const RunTrace*>& runs, bool test_time) {
   Figure f;
-  f.title = qttt ? "qTTT loss per step" : "Training loss per step";
-  f.x_label = qttt ? "qTTT step" : "training step";
-  f.y_label = qttt ? "span loss (nats / token)" : "loss (nats / token, weighted)";
-  f.empty_text = qttt ? "No qTTT steps in these runs (the loss is drawn for runs of qttt)."
-                      : "No training steps in these runs (studio-cli train --session records them).";
+  f.title = test_time ? "Test-time training loss per step" : "Training loss per step";
+  f.x_label = test_time ? "test-time training step" : "training step";
+  f.y_label = test_time ? "span loss (nats / token)" : "loss (nats / token, weighted)";
+  f.empty_text = test_time
+                     ? "No test-time training steps in these runs (qttt and full_ttt have them)."
+                     : "No training steps in these runs (studio-cli train --session records them).";
   for (std::size_t r = 0; r < runs.size(); ++r) {
     FigureSeries series;
     series.name = runs[r]->label();
     series.color_index = static_cast<int>(r);
-    for (const engine::StepMetricEvent& step : runs[r]->steps) {
-      if (step.phase != phase) continue;
-      series.xs.push_back(static_cast<double>(qttt ? step.step + 1 : step.step));
+    for (const engine::StepMetricEvent& step : runs[r]->steps()) {
+      const bool inner = step.phase == engine::StepPhase::Qttt ||
+                         step.phase == engine::StepPhase::FullTtt;
+      if (inner != test_time || (!test_time && step.phase != engine::StepPhase::Train)) continue;
+      series.xs.push_back(static_cast<double>(test_time ? step.step + 1 : step.step));
       series.ys.push_back(step.loss);
     }
     if (!series.xs.empty()) f.series.push_back(std::move(series));
@@ -91,11 +94,11 @@ Figure answerPerStep(const std::vector<const RunTrace*>& runs, bool margin) {
     FigureSeries series;
     series.name = runs[r]->label();
     series.color_index = static_cast<int>(r);
-    for (const engine::ProbeEvent& event : runs[r]->probes) {
+    for (const engine::ProbeEvent& event : runs[r]->probes()) {
       double x = 0;
-      if (event.phase == "qttt_step") {
+      if (event.phase == engine::ProbePhase::QtttStep) {
         x = static_cast<double>(event.step + 1);
-      } else if (event.phase != "prefill") {
+      } else if (event.phase != engine::ProbePhase::Prefill) {
         continue;
       }
       series.xs.push_back(x);
@@ -139,8 +142,8 @@ Figure massPerLayer(const std::vector<const RunTrace*>& runs) {
   for (std::size_t r = 0; r < runs.size(); ++r) {
     const RunTrace& run = *runs[r];
     add(run.probeBefore(), run.label() + ": after prefill", static_cast<int>(r), true);
-    if (run.lastProbe("qttt_step")) {
-      add(run.lastProbe("qttt_step"), run.label() + ": after qTTT", static_cast<int>(r), false);
+    if (const probe::ProbeResult* adapted = run.lastProbe(engine::ProbePhase::QtttStep)) {
+      add(adapted, run.label() + ": after qTTT", static_cast<int>(r), false);
     }
   }
   return f;
@@ -384,9 +387,9 @@ const std::vector<std::string>& runFigureNames() {
 Figure makeRunFigure(const std::string& name, const std::vector<const RunTrace*>& runs) {
   Figure f;
   if (name == "qttt_loss") {
-    f = lossPerStep(runs, "qttt");
+    f = lossPerStep(runs, true);
   } else if (name == "train_loss") {
-    f = lossPerStep(runs, "train");
+    f = lossPerStep(runs, false);
   } else if (name == "answer_mass") {
     f = answerPerStep(runs, false);
   } else if (name == "answer_margin") {
@@ -415,4 +418,4 @@ Figure makeRunFigure(const std::string& name, const std::vector<const RunTrace*>
   return f;
 }
 
-}  // namespace studio::views
+}  // namespace studio::analysis

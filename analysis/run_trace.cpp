@@ -1,4 +1,4 @@
-#include "views/run_trace.h"
+#include "analysis/run_trace.h"
 
 #include <nlohmann/json.hpp>
 
@@ -8,25 +8,22 @@
 
 #include "sessions/session_reader.h"
 
-namespace studio::views {
+namespace studio::analysis {
 
-void RunTrace::add(const engine::Event& event) {
-  std::visit(
-      [this](const auto& e) {
-        using T = std::decay_t<decltype(e)>;
-        if constexpr (std::is_same_v<T, engine::ProgressEvent>) {
-          progress = e;
-        } else if constexpr (std::is_same_v<T, engine::StepMetricEvent>) {
-          steps.push_back(e);
-        } else if constexpr (std::is_same_v<T, engine::ProbeEvent>) {
-          probes.push_back(e);
-        } else if constexpr (std::is_same_v<T, engine::TokenEvent>) {
-          if (e.phase == "answer" && e.branch == 0) answer_text += e.text;
-        } else if constexpr (std::is_same_v<T, engine::ArtifactEvent>) {
-          if (e.name == "answer_attention") answer_attention.push_back(e);
-        }
-      },
-      event);
+std::string RunTrace::answerText() const {
+  std::string text;
+  for (const engine::TokenEvent& token : events.all<engine::TokenEvent>()) {
+    if (token.phase == engine::TokenPhase::Answer && token.branch == 0) text += token.text;
+  }
+  return text;
+}
+
+std::vector<const engine::ArtifactEvent*> RunTrace::artifacts(const std::string& name) const {
+  std::vector<const engine::ArtifactEvent*> out;
+  for (const engine::ArtifactEvent& artifact : events.all<engine::ArtifactEvent>()) {
+    if (artifact.name == name) out.push_back(&artifact);
+  }
+  return out;
 }
 
 std::string RunTrace::label() const {
@@ -49,27 +46,27 @@ std::string RunTrace::parameterText() const {
   return text;
 }
 
-const probe::ProbeResult* RunTrace::firstProbe(const std::string& phase) const {
-  for (const engine::ProbeEvent& p : probes) {
+const probe::ProbeResult* RunTrace::firstProbe(engine::ProbePhase phase) const {
+  for (const engine::ProbeEvent& p : probes()) {
     if (p.phase == phase) return &p.result;
   }
   return nullptr;
 }
 
-const probe::ProbeResult* RunTrace::lastProbe(const std::string& phase) const {
-  for (auto it = probes.rbegin(); it != probes.rend(); ++it) {
+const probe::ProbeResult* RunTrace::lastProbe(engine::ProbePhase phase) const {
+  for (auto it = probes().rbegin(); it != probes().rend(); ++it) {
     if (it->phase == phase) return &it->result;
   }
   return nullptr;
 }
 
 const probe::ProbeResult* RunTrace::probeBefore() const {
-  return firstProbe("prefill");
+  return firstProbe(engine::ProbePhase::Prefill);
 }
 
 const probe::ProbeResult* RunTrace::probeAfter() const {
-  if (const probe::ProbeResult* adapted = lastProbe("qttt_step")) return adapted;
-  return firstProbe("decode");
+  if (const probe::ProbeResult* adapted = lastProbe(engine::ProbePhase::QtttStep)) return adapted;
+  return firstProbe(engine::ProbePhase::Decode);
 }
 
 namespace {
@@ -77,9 +74,9 @@ namespace {
 // The run's last answer_attention artifact of `phase` ([layers, heads, document tokens]), or null.
 const engine::ArtifactEvent* answerAttentionArtifact(const RunTrace& run, const std::string& phase) {
   const engine::ArtifactEvent* artifact = nullptr;
-  for (const auto& a : run.answer_attention) {
-    const auto meta = nlohmann::json::parse(a.meta_json, nullptr, false);
-    if (meta.is_object() && meta.value("phase", "") == phase) artifact = &a;
+  for (const engine::ArtifactEvent* a : run.artifacts("answer_attention")) {
+    const auto meta = nlohmann::json::parse(a->meta_json, nullptr, false);
+    if (meta.is_object() && meta.value("phase", "") == phase) artifact = a;
   }
   return artifact && artifact->shape.size() == 3 ? artifact : nullptr;
 }
@@ -135,11 +132,8 @@ RunTrace loadRunTrace(const sessions::SessionReader& reader, std::int64_t run_id
   trace.id = run_id;
   trace.spec = reader.loadSpec(run_id);
   trace.result = reader.loadResult(run_id);
-  for (const sessions::StoredEvent& stored :
-       reader.loadEvents(run_id, {"progress", "step_metric", "probe", "token", "artifact"})) {
-    trace.add(stored.event);
-  }
+  for (const sessions::StoredEvent& stored : reader.loadEvents(run_id)) trace.add(stored.event);
   return trace;
 }
 
-}  // namespace studio::views
+}  // namespace studio::analysis

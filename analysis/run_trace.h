@@ -1,5 +1,5 @@
 #pragma once
-// What the views know of one run: its spec, its (latest) result and the events they draw, kept in
+// What the views know of one run: its spec, its (latest) result and every event it reported, in
 // arrival order. Filled live from the engine's events, or read back from a session; charts,
 // tables and exports are built from traces, so a live run and a stored one look the same.
 
@@ -12,26 +12,32 @@
 #include "core/engine/events.h"
 #include "core/engine/run_result.h"
 #include "core/engine/run_spec.h"
+#include "analysis/event_log.h"
 
 namespace studio::sessions {
 class SessionReader;
 }
 
-namespace studio::views {
+namespace studio::analysis {
 
 struct RunTrace {
-  std::int64_t id = 0;  // the session's run id (or the engine's while unrecorded)
+  std::int64_t id = 0;  // the session's run id (or the controller's ticket while unrecorded)
   engine::RunSpec spec;
   engine::RunResult result;  // status Running until the run finishes
-  std::optional<engine::ProgressEvent> progress;
-  std::vector<engine::StepMetricEvent> steps;
-  std::vector<engine::ProbeEvent> probes;
-  std::string answer_text;  // answer-phase tokens of branch 0 as they arrive
-  // The answer query's attention over the document ("answer_attention" artifacts, one per phase:
-  // "prefill", and "qttt" after adaptation).
-  std::vector<engine::ArtifactEvent> answer_attention;
+  EventLog events;           // every event the run reported, by kind
 
-  void add(const engine::Event& event);
+  void add(const engine::Event& event) { events.add(event); }
+
+  const std::vector<engine::StepMetricEvent>& steps() const {
+    return events.all<engine::StepMetricEvent>();
+  }
+  const std::vector<engine::ProbeEvent>& probes() const { return events.all<engine::ProbeEvent>(); }
+  const engine::ProgressEvent* progress() const { return events.latest<engine::ProgressEvent>(); }
+  // The answer's text so far: answer-phase tokens of branch 0.
+  std::string answerText() const;
+  // The run's artifacts named `name` ("answer_attention": the answer query's attention over the
+  // document, one per phase: "prefill", and "qttt" after adaptation).
+  std::vector<const engine::ArtifactEvent*> artifacts(const std::string& name) const;
 
   // "#3 qttt" — how legends and captions name the run.
   std::string label() const;
@@ -39,8 +45,8 @@ struct RunTrace {
   std::string parameterText() const;
 
   // The first probe of `phase`, or the last one; nullptr when there is none.
-  const probe::ProbeResult* firstProbe(const std::string& phase) const;
-  const probe::ProbeResult* lastProbe(const std::string& phase) const;
+  const probe::ProbeResult* firstProbe(engine::ProbePhase phase) const;
+  const probe::ProbeResult* lastProbe(engine::ProbePhase phase) const;
   // The answer query before the method acted (the prefill probe) and after it (the last qTTT
   // step's probe, else the first decode step's). nullptr when the run has none.
   const probe::ProbeResult* probeBefore() const;
@@ -65,4 +71,4 @@ bool hasDocumentAttention(const RunTrace& run, const std::string& phase);
 // Reads run `run_id` back; throws studio::Error (Session) when the session has no such run.
 RunTrace loadRunTrace(const sessions::SessionReader& reader, std::int64_t run_id);
 
-}  // namespace studio::views
+}  // namespace studio::analysis

@@ -8,11 +8,10 @@
 #include <limits>
 
 #include "core/engine/attention_window.h"
-#include "views/attention_strip_view.h"
-#include "views/attention_window_view.h"
-#include "views/run_trace.h"
+#include "analysis/attention_data.h"
+#include "analysis/run_trace.h"
 
-namespace studio::views {
+namespace studio::analysis {
 
 // The answer's attention over the document for (layer, head): after the prefill and, for a qTTT
 // run, after qTTT, with the evidence marked. Empty rows when the run kept none.
@@ -40,4 +39,4 @@ engine::AttentionWindowRequest attentionWindowRequest(const RunTrace& run, const
 AttentionWindowData attentionWindowData(const RunTrace& run, const WindowScope& scope,
                                         const engine::AttentionWindows& windows);
 
-}  // namespace studio::views
+}  // namespace studio::analysis

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace studio::views {
+namespace studio::analysis {
 
 struct FigureSeries {
   enum class Style { Line, LineWithPoints, Points, Dashed };
@@ -50,4 +50,4 @@ struct Figure {
   const FigureSeries* findSeries(const std::string& series_name) const;
 };
 
-}  // namespace studio::views
+}  // namespace studio::analysis

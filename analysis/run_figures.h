@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
-#include "views/figure.h"
-#include "views/run_trace.h"
+#include "analysis/figure.h"
+#include "analysis/run_trace.h"
 
-namespace studio::views {
+namespace studio::analysis {
 
 const std::vector<std::string>& runFigureNames();
 
@@ -26,4 +26,4 @@ const std::vector<std::string>& runFigureNames();
 // Runs without the data a figure needs are left out of it (an empty figure says what is missing).
 Figure makeRunFigure(const std::string& name, const std::vector<const RunTrace*>& runs);
 
-}  // namespace studio::views
+}  // namespace studio::analysis
