@@ -8,9 +8,7 @@
 
 namespace studio::sessions {
 
-namespace {
-
-std::string readModelConfig(const std::string& model_path) {
+std::string modelConfigText(const std::string& model_path) {
   if (model_path.empty()) return "{}";
   const auto path = std::filesystem::path(model_path) / "config.json";
   std::ifstream in(path, std::ios::binary);
@@ -20,15 +18,22 @@ std::string readModelConfig(const std::string& model_path) {
   return text.str();
 }
 
-}  // namespace
-
 RunRecorder::RunRecorder(SessionStore& store, SessionWriter& writer,
-                         std::string model_config_json)
-    : m_store(store), m_writer(writer), m_model_config_json(std::move(model_config_json)) {}
+                         std::string model_config_json, std::optional<std::int64_t> queued_run_id)
+    : m_store(store),
+      m_writer(writer),
+      m_model_config_json(std::move(model_config_json)),
+      m_run_id(queued_run_id),
+      m_queued(queued_run_id.has_value()) {}
 
 void RunRecorder::runStarted(const engine::RunSpec& spec) {
+  if (m_queued) {
+    m_store.startRun(*m_run_id, spec);
+    m_queued = false;
+    return;
+  }
   const std::string config =
-      m_model_config_json.empty() ? readModelConfig(spec.model_path) : m_model_config_json;
+      m_model_config_json.empty() ? modelConfigText(spec.model_path) : m_model_config_json;
   m_run_id = m_store.beginRun(spec, config);
 }
 

@@ -167,11 +167,13 @@ void SessionStore::openReadWrite() {
   }
   m_db->exec("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON");
   migrateSchema(*m_db);
-  // The writer lock is ours, so whatever process marked these runs `running` has ended.
+  // The writer lock is ours, so whatever process marked these runs `running` (or queued them)
+  // has ended.
   SqliteStatement interrupt(*m_db, std::string("UPDATE runs SET status = 'interrupted', "
                                                "ended_at = NULL, error = coalesce(error, "
                                                "'the process writing this run ended before "
-                                               "it finished') WHERE status = 'running'"));
+                                               "it finished') WHERE status IN "
+                                               "('running', 'queued')"));
   interrupt.run();
   m_interrupted_at_open = m_db->changes();
   m_inserter = std::make_unique<EventInserter>(*m_db);
@@ -236,6 +238,38 @@ std::int64_t SessionStore::beginRun(const engine::RunSpec& spec,
   const std::int64_t run_id = m_db->lastInsertRowid();
   m_next_seq[run_id] = 0;
   return run_id;
+}
+
+std::int64_t SessionStore::queueRun(const engine::RunSpec& spec,
+                                    const std::string& model_config_json) {
+  std::optional<std::int64_t> document_id;
+  std::optional<std::int64_t> model_id;
+  if (!spec.document_text.empty() || !spec.document_source.empty()) {
+    document_id = addDocument(spec.document_source, spec.document_text);
+  }
+  if (!spec.model_path.empty()) model_id = addModel(spec.model_path, model_config_json);
+  std::lock_guard<std::mutex> lock(m_mutex);
+  requireWritable("queue a run");
+  SqliteStatement insert(*m_db,
+                         "INSERT INTO runs (document_id, model_id, method, spec_json, status) "
+                         "VALUES (?, ?, ?, ?, 'queued')");
+  insert.bind(0, document_id).bind(1, model_id).bind(2, spec.method);
+  insert.bind(3, spec.toJson().dump()).run();
+  const std::int64_t run_id = m_db->lastInsertRowid();
+  m_next_seq[run_id] = 0;
+  return run_id;
+}
+
+void SessionStore::startRun(std::int64_t run_id, const engine::RunSpec& spec) {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  requireWritable("start a run");
+  SqliteStatement update(*m_db, std::string("UPDATE runs SET status = 'running', started_at = ") +
+                                    kNow + ", spec_json = ? WHERE id = ? AND status = 'queued'");
+  update.bind(0, spec.toJson().dump()).bind(1, run_id).run();
+  if (m_db->changes() == 0) {
+    throwError(ErrorKind::Session, m_path, "runs",
+               "run " + std::to_string(run_id) + " is not a queued run of this session");
+  }
 }
 
 std::int64_t SessionStore::beginRun(const engine::RunSpec& spec,

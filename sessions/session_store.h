@@ -96,6 +96,13 @@ class SessionStore {
   // The same, adding the spec's document (document_source, document_text) and its model
   // (model_path with `model_config_json`) first.
   std::int64_t beginRun(const engine::RunSpec& spec, const std::string& model_config_json);
+  // A run in status `queued` (the studio queues runs before the engine starts them), with its
+  // document and model; its events and result follow once startRun() was called. A queued run
+  // whose process ended is `interrupted` at the next read-write open, as a running one.
+  std::int64_t queueRun(const engine::RunSpec& spec, const std::string& model_config_json);
+  // The queued run starts now with `spec` as it will run (parameters resolved). Throws when
+  // `run_id` is not a queued run.
+  void startRun(std::int64_t run_id, const engine::RunSpec& spec);
   // Stores the result and the end of a run. Throws when the run does not exist.
   void finishRun(std::int64_t run_id, const engine::RunResult& result);
   // Appends events in one transaction (SessionWriter does this from its thread).

@@ -44,6 +44,7 @@
 #include "views/run_traces.h"
 #include "views/runs_panel.h"
 #include "views/runs_table_model.h"
+#include "views/studio_session.h"
 
 namespace studio::views {
 
@@ -99,11 +100,17 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   if (m_options.restore_layout) restoreLayout();
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow() {
+  // The engine thread (and any recorder it runs) stops before the session closes.
+  delete m_runner;
+  m_runner = nullptr;
+}
 
 void MainWindow::buildDocks() {
   m_traces = new RunTraces(this);
-  m_runner = new RunController(m_traces, this);
+  m_session = new StudioSession(this);
+  connect(m_session, &StudioSession::changed, this, &MainWindow::onSessionChanged);
+  m_runner = new RunController(m_traces, m_session, this);
   m_document_panel = new DocumentPanel(this);
   m_runs_panel = new RunsPanel(this);
   m_runs_panel->setTraces(m_traces);
@@ -214,6 +221,8 @@ void MainWindow::buildMenus() {
       file->addAction(tr("Open &folder as code repository…"), this, &MainWindow::chooseRepository);
   open_folder->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
   file->addAction(tr("Open &session…"), this, &MainWindow::chooseSession);
+  file->addAction(tr("&New session…"), this, &MainWindow::chooseNewSession);
+  file->addAction(tr("Save session &as…"), this, &MainWindow::chooseSaveSessionAs);
   file->addAction(tr("Open &model folder…"), this, &MainWindow::chooseModel);
   m_recent_menu = file->addMenu(tr("&Recent files"));
   connect(m_recent_menu, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
@@ -370,26 +379,77 @@ void MainWindow::showError(const QString& title, const QString& message) {
   box->open();
 }
 
+QString MainWindow::sessionPath() const {
+  return m_session->isOpen() ? m_session->path() : QString();
+}
+
+bool MainWindow::sessionSwitchAllowed() {
+  if (m_runner->pending() == 0) return true;
+  showError(tr("Runs are going"),
+            tr("%n run(s) are still recording into this session: wait for them or cancel them "
+               "first.",
+               nullptr, m_runner->pending()));
+  return false;
+}
+
 bool MainWindow::openSession(const QString& path) {
-  QFile file(path);
-  if (!file.open(QIODevice::ReadOnly)) {
-    showError(tr("Cannot open session"), tr("%1: %2").arg(path, file.errorString()));
+  if (!sessionSwitchAllowed()) return false;
+  try {
+    m_session->open(path);
+  } catch (const Error& error) {
+    showError(tr("Cannot open session"), QString::fromUtf8(error.what()));
     return false;
   }
-  // Every SQLite 3 database starts with this 16-byte header.
-  if (file.read(16) != QByteArray("SQLite format 3\0", 16)) {
-    showError(tr("Cannot open session"),
-              tr("%1: is not a studio session (not an SQLite database)").arg(path));
-    return false;
-  }
-  m_session_path = QFileInfo(path).absoluteFilePath();
-  m_session_label->setText(tr("session: %1").arg(QFileInfo(path).fileName()));
-  m_session_label->setToolTip(m_session_path);
-  m_session_label->show();
-  m_recent.add({RecentEntry::Kind::Session, m_session_path});
-  loadSessionRuns();
-  emit sessionOpened(m_session_path);
   return true;
+}
+
+bool MainWindow::openDefaultSession() {
+  if (!sessionSwitchAllowed()) return false;
+  try {
+    m_session->openDefault();
+  } catch (const Error& error) {
+    showError(tr("Cannot open the day's session"), QString::fromUtf8(error.what()));
+    return false;
+  }
+  return true;
+}
+
+bool MainWindow::newSession(const QString& path) {
+  if (!sessionSwitchAllowed()) return false;
+  try {
+    m_session->create(path);
+  } catch (const Error& error) {
+    showError(tr("Cannot create the session"), QString::fromUtf8(error.what()));
+    return false;
+  }
+  return true;
+}
+
+bool MainWindow::saveSessionAs(const QString& path) {
+  if (!sessionSwitchAllowed()) return false;
+  try {
+    m_session->saveAs(path);
+  } catch (const Error& error) {
+    showError(tr("Cannot save the session"), QString::fromUtf8(error.what()));
+    return false;
+  }
+  return true;
+}
+
+void MainWindow::onSessionChanged() {
+  const QString path = m_session->path();
+  const QString reason = m_session->readOnlyReason();
+  m_session_label->setText(reason.isEmpty()
+                               ? tr("session: %1").arg(QFileInfo(path).fileName())
+                               : tr("session: %1 (%2)").arg(QFileInfo(path).fileName(), reason));
+  m_session_label->setStyleSheet(reason.isEmpty() ? QString()
+                                                  : QStringLiteral("color: #b35900;"));
+  m_session_label->setToolTip(reason.isEmpty() ? path : path + QStringLiteral("\n") + reason);
+  m_session_label->show();
+  m_recent.add({RecentEntry::Kind::Session, path});
+  m_traces->clear();
+  loadSessionRuns();
+  emit sessionOpened(path);
 }
 
 bool MainWindow::setModelPath(const QString& path) {
@@ -475,9 +535,21 @@ void MainWindow::chooseRepository() {
 
 void MainWindow::chooseSession() {
   const QString path =
-      QFileDialog::getOpenFileName(this, tr("Open session"), QString(),
+      QFileDialog::getOpenFileName(this, tr("Open session"), StudioSession::defaultFolder(),
                                    tr("Studio sessions (*.sqlite *.db *.studio);;All files (*)"));
   if (!path.isEmpty()) openSession(path);
+}
+
+void MainWindow::chooseNewSession() {
+  const QString path = QFileDialog::getSaveFileName(
+      this, tr("New session"), StudioSession::defaultFolder(), tr("Studio sessions (*.sqlite)"));
+  if (!path.isEmpty()) newSession(path);
+}
+
+void MainWindow::chooseSaveSessionAs() {
+  const QString path = QFileDialog::getSaveFileName(
+      this, tr("Save session as"), StudioSession::defaultFolder(), tr("Studio sessions (*.sqlite)"));
+  if (!path.isEmpty()) saveSessionAs(path);
 }
 
 void MainWindow::chooseModel() {
@@ -503,20 +575,17 @@ void MainWindow::clearTargets() {
   m_document_panel->view()->setHighlights({}, QColor(230, 120, 0));
 }
 
-int MainWindow::runCheckedMethods() {
-  QString missing;
+engine::RunSpec MainWindow::baseSpec(QString& missing) const {
   if (!m_document)
     missing = tr("open a document");
   else if (m_model_path.isEmpty())
     missing = tr("open a model folder");
   else if (m_runs_panel->questionEdit()->text().trimmed().isEmpty())
     missing = tr("ask a question");
-  else if (m_runs_panel->checkedMethods().empty())
-    missing = tr("tick a method");
-  if (!missing.isEmpty()) {
-    statusBar()->showMessage(tr("To run: %1").arg(missing), 8000);
-    return 0;
-  }
+  else if (m_session->isOpen() && !m_session->writable())
+    missing = tr("open a session runs can be added to (this one is %1)")
+                  .arg(m_session->readOnlyReason());
+  if (!missing.isEmpty()) return {};
   // An item brings its task description, answers, scorer and answer length; what the window
   // shows (the document, the question as edited, the targets as marked) is what runs.
   engine::RunSpec base = m_item ? engine::specFromItem(*m_item) : engine::RunSpec();
@@ -532,21 +601,50 @@ int MainWindow::runCheckedMethods() {
     base.target_chars.push_back({static_cast<std::int64_t>(offsets.charOf(bytes.start)),
                                  static_cast<std::int64_t>(offsets.charOf(bytes.end))});
   }
+  return base;
+}
+
+int MainWindow::queueSpecs(std::vector<engine::RunSpec> specs) {
   int queued = 0;
-  for (engine::RunSpec& spec : m_runs_panel->buildSpecs(base)) {
-    m_runner->submit(std::move(spec));
-    ++queued;
+  try {
+    for (engine::RunSpec& spec : specs) {
+      m_runner->submit(std::move(spec));
+      ++queued;
+    }
+  } catch (const Error& error) {
+    showError(tr("Cannot queue the run"), QString::fromUtf8(error.what()));
   }
   statusBar()->showMessage(tr("%n run(s) queued", nullptr, queued), 6000);
   return queued;
 }
 
+int MainWindow::runCheckedMethods() {
+  QString missing;
+  const engine::RunSpec base = baseSpec(missing);
+  if (missing.isEmpty() && m_runs_panel->checkedMethods().empty()) missing = tr("tick a method");
+  if (!missing.isEmpty()) {
+    statusBar()->showMessage(tr("To run: %1").arg(missing), 8000);
+    return 0;
+  }
+  return queueSpecs(m_runs_panel->buildSpecs(base));
+}
+
+int MainWindow::queueRuns(const std::vector<ScriptedRun>& runs) {
+  QString missing;
+  const engine::RunSpec base = baseSpec(missing);
+  if (!missing.isEmpty()) {
+    statusBar()->showMessage(tr("To run: %1").arg(missing), 8000);
+    return 0;
+  }
+  std::vector<engine::RunSpec> specs;
+  for (const ScriptedRun& run : runs) specs.push_back(m_runs_panel->buildSpec(base, run.method, run.params));
+  return queueSpecs(std::move(specs));
+}
+
 int MainWindow::loadSessionRuns() {
+  if (!m_session->isOpen()) return 0;
   try {
-    sessions::OpenOptions open;
-    open.access = sessions::OpenOptions::Access::ReadOnly;
-    const sessions::SessionStore store(m_session_path.toStdString(), open);
-    const sessions::SessionReader reader(store);
+    const sessions::SessionReader reader(*m_session->store());
     int loaded = 0;
     for (const sessions::RunSummary& run : reader.listRuns()) {
       m_traces->setTrace(loadRunTrace(reader, run.id));

@@ -6,12 +6,15 @@
 
 #include <QMainWindow>
 
+#include <nlohmann/json.hpp>
+
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "core/common/span.h"
 #include "core/document/document.h"
+#include "core/engine/run_spec.h"
 #include "core/task/task.h"
 #include "views/recent_files.h"
 
@@ -34,6 +37,13 @@ class DocumentPanel;
 class RunController;
 class RunTraces;
 class RunsPanel;
+class StudioSession;
+
+// A run asked for on the command line (`studio --run METHOD:k=v,...`).
+struct ScriptedRun {
+  std::string method;
+  nlohmann::json params = nlohmann::json::object();  // values as text; resolved as the form's are
+};
 
 struct MainWindowOptions {
   bool restore_layout = true;  // read geometry and dock layout from QSettings
@@ -56,9 +66,16 @@ class MainWindow : public QMainWindow {
   // A folder opens as a repository, anything else as a text document (a `.json` task item as the
   // item: its context, question, task description, targets and reference answers).
   void openPath(const QString& path);
-  // Checks that `path` is an SQLite file and makes it the current session; false (and an error
-  // shown) otherwise.
+  // Makes `path` the session runs are recorded into (created when missing; read-only when another
+  // process is writing it) and shows its runs; false (and an error shown) for a file that is
+  // refused, or while runs are still going.
   bool openSession(const QString& path);
+  // The day's session in the per-user data folder (views/studio_session.h).
+  bool openDefaultSession();
+  // A new empty session at `path`, or the session as it is copied to `path`, then recorded into.
+  bool newSession(const QString& path);
+  bool saveSessionAs(const QString& path);
+  StudioSession* session() const { return m_session; }
   // Shows the model folder in the status bar; false (and an error shown) when it is not a folder.
   // An empty path means no model.
   bool setModelPath(const QString& path);
@@ -69,8 +86,12 @@ class MainWindow : public QMainWindow {
   void clearTargets();
   const std::vector<Span>& targets() const { return m_targets; }
   // Queues one run per method ticked in the runs panel on the open document; the number queued.
-  // Says in the status bar (and returns 0) what is missing: a document, a model, a question.
+  // Says in the status bar (and returns 0) what is missing: a document, a model, a question, a
+  // session that can take runs.
   int runCheckedMethods();
+  // Queues `runs` on the open document as the Run button queues the ticked methods (the window's
+  // question, targets, model and FLOP matching); the number queued, 0 with the reason shown.
+  int queueRuns(const std::vector<ScriptedRun>& runs);
   // Reads every run of the open session into the comparison and dilution panels; the number read.
   int loadSessionRuns();
 
@@ -79,7 +100,7 @@ class MainWindow : public QMainWindow {
   // The task item the open document came from, or null.
   std::shared_ptr<const task::TaskItem> currentItem() const { return m_item; }
   QString modelPath() const { return m_model_path; }
-  QString sessionPath() const { return m_session_path; }
+  QString sessionPath() const;
   const RecentFiles& recentFiles() const { return m_recent; }
 
   DocumentPanel* documentPanel() const { return m_document_panel; }
@@ -128,6 +149,15 @@ class MainWindow : public QMainWindow {
   void chooseDocument();
   void chooseRepository();
   void chooseSession();
+  void chooseNewSession();
+  void chooseSaveSessionAs();
+  void onSessionChanged();
+  // What every queued run shares (document, question, targets, model, device), or why there is
+  // none (returned empty spec, `missing` set).
+  engine::RunSpec baseSpec(QString& missing) const;
+  int queueSpecs(std::vector<engine::RunSpec> specs);
+  // False (with the reason shown) while runs are going: their recorder writes into the session.
+  bool sessionSwitchAllowed();
   void chooseModel();
   // Asks where, then writes the figure (SVG, PDF or PNG by the file's suffix).
   void exportFigure(const std::string& name);
@@ -155,6 +185,7 @@ class MainWindow : public QMainWindow {
   QDockWidget* m_comparison_dock = nullptr;
   QDockWidget* m_dilution_dock = nullptr;
   RunTraces* m_traces = nullptr;
+  StudioSession* m_session = nullptr;
   RunController* m_runner = nullptr;
   std::vector<Span> m_targets;
   std::int64_t m_grid_run = 0;  // the run whose head grid the diagnostics panel shows
@@ -171,7 +202,6 @@ class MainWindow : public QMainWindow {
   QString m_loading_path;
   bool m_loading_repository = false;
   QString m_model_path;
-  QString m_session_path;
   QString m_device;
   RecentFiles m_recent;
 };

@@ -1,7 +1,9 @@
 #pragma once
 // The window's side of the engine: owns the engine thread, submits RunSpecs and carries their
-// events back to the GUI thread (queued calls), where they fill RunTraces. The window never waits
-// on the engine; cancelling a run stops it at its next step.
+// events back to the GUI thread (queued calls), where they fill RunTraces. With a writable
+// session every run is recorded there as it goes, through the command line's RunRecorder: queued
+// as a row when submitted (its id is the trace's), its events and result stored from the engine
+// thread. The window never waits on the engine; cancelling a run stops it at its next step.
 
 #include <QObject>
 
@@ -22,16 +24,19 @@ struct AttentionWindows;
 namespace studio::views {
 
 class RunTraces;
+class StudioSession;
 
 class RunController : public QObject {
   Q_OBJECT
  public:
-  // `traces` receives every submitted run's events; it must outlive the controller.
-  explicit RunController(RunTraces* traces, QObject* parent = nullptr);
+  // `traces` receives every submitted run's events; `session` (may be null: nothing is
+  // recorded) records them. Both must outlive the controller.
+  RunController(RunTraces* traces, StudioSession* session, QObject* parent = nullptr);
   ~RunController() override;  // cancels what runs and joins the engine thread
 
-  // Queues a run and returns its id (the trace's id). The trace appears at once, as Queued;
-  // the run starts when the engine has finished the runs queued before it.
+  // Queues a run and returns its id (the trace's id: the session's run id when recorded). The
+  // trace appears at once, as Queued; the run starts when the engine has finished the runs
+  // queued before it. Throws studio::Error (Session) when the session is open but read-only.
   std::int64_t submit(engine::RunSpec spec);
   void cancel(std::int64_t id);
   void cancelAll();
@@ -55,6 +60,7 @@ class RunController : public QObject {
   void finished(std::int64_t id);
 
   RunTraces* m_traces;
+  StudioSession* m_session;
   std::unique_ptr<engine::Engine> m_engine;
   std::int64_t m_next_ticket = 1;
   std::map<std::int64_t, std::uint64_t> m_engine_ids;  // ticket → engine run id, until finished

@@ -19,6 +19,7 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include "core/common/error.h"
 #include "core/engine/method.h"
 #include "views/param_form.h"
 #include "views/run_traces.h"
@@ -198,13 +199,21 @@ void RunsPanel::setFlopMatching(bool on, double budget_flops) {
 std::vector<engine::RunSpec> RunsPanel::buildSpecs(const engine::RunSpec& base) const {
   std::vector<engine::RunSpec> specs;
   for (const std::string& method : checkedMethods()) {
-    engine::RunSpec spec = base;
-    spec.method = method;
-    spec.params = form(method)->values();
-    if (m_match_flops->isChecked()) spec.budget_flops = m_budget_gflop->value() * 1e9;
-    specs.push_back(std::move(spec));
+    specs.push_back(buildSpec(base, method, nlohmann::json::object()));
   }
   return specs;
+}
+
+engine::RunSpec RunsPanel::buildSpec(const engine::RunSpec& base, const std::string& method,
+                                     const nlohmann::json& params) const {
+  const ParamForm* method_form = form(method);
+  if (!method_form) throwArgument("method", "unknown method '" + method + "'");
+  engine::RunSpec spec = base;
+  spec.method = method;
+  spec.params = method_form->values();
+  for (auto it = params.begin(); it != params.end(); ++it) spec.params[it.key()] = it.value();
+  if (m_match_flops->isChecked()) spec.budget_flops = m_budget_gflop->value() * 1e9;
+  return spec;
 }
 
 void RunsPanel::setPending(int pending) {

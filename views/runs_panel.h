@@ -48,6 +48,10 @@ class RunsPanel : public QWidget {
   // One spec per ticked method: `base` (model, document, question, targets) with the method, its
   // form's parameters and, when matching FLOPs, the budget.
   std::vector<engine::RunSpec> buildSpecs(const engine::RunSpec& base) const;
+  // The spec of `method` as buildSpecs makes it, its form's parameters overridden by `params`.
+  // Throws studio::Error (Argument) for a method the panel does not list.
+  engine::RunSpec buildSpec(const engine::RunSpec& base, const std::string& method,
+                            const nlohmann::json& params) const;
   // Run and Cancel follow the number of unfinished runs.
   void setPending(int pending);
   QPushButton* runButton() const { return m_run; }

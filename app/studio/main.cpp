@@ -1,20 +1,26 @@
 // studio: the desktop studio.
-//   studio [--open PATH] [--model DIR] [--session FILE] [--screenshot FILE]
+//   studio [--open PATH] [--model DIR] [--session FILE] [--run METHOD[:k=v,...]]...
+//          [--quit-when-done] [--screenshot FILE [--inspect LAYER:HEAD]]
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QFileInfo>
 #include <QIcon>
+#include <QStatusBar>
 #include <QTimer>
 
 #include <cstdio>
 #include <memory>
+#include <set>
 
 #include "app/studio/screenshot_runner.h"
 #include "core/common/runtime.h"
+#include "core/engine/method.h"
 #include "plugins/builtin_plugins.h"
 #include "studio/build_info.h"
 #include "views/main_window.h"
+#include "views/run_controller.h"
+#include "views/run_traces.h"
 
 namespace {
 
@@ -37,6 +43,27 @@ QString takeSessionArgument(int& argc, char** argv) {
   argv[kept] = nullptr;
   argc = kept;
   return path;
+}
+
+// "qttt:steps=8,lr=1e-5" -> {qttt, {"steps": "8", "lr": "1e-5"}}; empty method on a bad item.
+studio::views::ScriptedRun parseRun(const QString& text, QString& error) {
+  studio::views::ScriptedRun run;
+  const int colon = text.indexOf(QLatin1Char(':'));
+  run.method = text.left(colon < 0 ? text.size() : colon).trimmed().toStdString();
+  if (!studio::engine::MethodRegistry::instance().find(run.method)) {
+    error = QStringLiteral("--run %1: unknown method '%2'").arg(text, QString::fromStdString(run.method));
+    return {};
+  }
+  if (colon < 0) return run;
+  for (const QString& item : text.mid(colon + 1).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+    const int equals = item.indexOf(QLatin1Char('='));
+    if (equals <= 0) {
+      error = QStringLiteral("--run %1: '%2' is not key=value").arg(text, item);
+      return {};
+    }
+    run.params[item.left(equals).trimmed().toStdString()] = item.mid(equals + 1).trimmed().toStdString();
+  }
+  return run;
 }
 
 }  // namespace
@@ -79,6 +106,17 @@ int main(int argc, char** argv) {
       QStringLiteral("With --screenshot: inspect head LAYER:HEAD of the run the head grid shows "
                      "(its strip and query × key window) before the picture."),
       QStringLiteral("LAYER:HEAD"));
+  const QCommandLineOption run_option(
+      QStringLiteral("run"),
+      QStringLiteral("Queue a run of METHOD (with parameters k=v,...) on the opened item once it "
+                     "is loaded, as the Run button does; repeatable."),
+      QStringLiteral("METHOD[:k=v,...]"));
+  const QCommandLineOption quit_option(
+      QStringLiteral("quit-when-done"),
+      QStringLiteral("Quit once the --run runs finished: exit status 0 when every one completed, "
+                     "1 otherwise."));
+  parser.addOption(run_option);
+  parser.addOption(quit_option);
   parser.addOption(open_option);
   parser.addOption(model_option);
   parser.addOption(session_option);
@@ -109,9 +147,60 @@ int main(int argc, char** argv) {
     if (screenshot) return 1;
   }
 
-  if (!session_path.isEmpty() && !window.openSession(session_path)) {
-    std::fprintf(stderr, "studio: %s: cannot open the session\n", qPrintable(session_path));
-    if (screenshot) return 1;
+  std::vector<studio::views::ScriptedRun> scripted;
+  for (const QString& text : parser.values(run_option)) {
+    QString error;
+    scripted.push_back(parseRun(text, error));
+    if (!error.isEmpty()) {
+      std::fprintf(stderr, "studio: %s\n", qPrintable(error));
+      return 2;
+    }
+  }
+  if (!scripted.empty() && open_path.isEmpty()) {
+    std::fprintf(stderr, "studio: --run needs --open ITEM (the document the runs read)\n");
+    return 2;
+  }
+
+  // Every run started in the window is recorded: into --session FILE, or the day's session.
+  if (!session_path.isEmpty()) {
+    if (!window.openSession(session_path)) {
+      std::fprintf(stderr, "studio: %s: cannot open the session: %s\n", qPrintable(session_path),
+                   qPrintable(window.statusBar()->currentMessage()));
+      if (screenshot || !scripted.empty()) return 1;
+    }
+  } else if (!screenshot && !window.openDefaultSession()) {
+    std::fprintf(stderr, "studio: cannot open the day's session: %s\n",
+                 qPrintable(window.statusBar()->currentMessage()));
+  }
+  const bool quit_when_done = parser.isSet(quit_option);
+  if (!scripted.empty()) {
+    QObject::connect(&window, &studio::views::MainWindow::documentLoaded, &window, [&] {
+      // The session's earlier runs do not count towards the exit status.
+      auto earlier = std::make_shared<std::set<std::int64_t>>();
+      for (const auto* trace : window.traces()->all()) earlier->insert(trace->id);
+      if (window.queueRuns(scripted) == 0) {
+        std::fprintf(stderr, "studio: --run: %s\n", qPrintable(window.statusBar()->currentMessage()));
+        if (quit_when_done) QApplication::exit(1);
+        return;
+      }
+      if (!quit_when_done) return;
+      QObject::connect(window.runController(), &studio::views::RunController::pendingChanged,
+                       &window, [&window, earlier](int pending) {
+                         if (pending > 0) return;
+                         bool all_completed = true;
+                         for (const auto* trace : window.traces()->all()) {
+                           if (earlier->count(trace->id)) continue;
+                           all_completed = all_completed &&
+                               trace->result.status == studio::engine::RunStatus::Completed;
+                         }
+                         QApplication::exit(all_completed ? 0 : 1);
+                       });
+    });
+    QObject::connect(&window, &studio::views::MainWindow::documentFailed, &window,
+                     [quit_when_done](const QString& message) {
+                       std::fprintf(stderr, "studio: %s\n", qPrintable(message));
+                       if (quit_when_done) QApplication::exit(1);
+                     });
   }
 
   std::unique_ptr<studio::app::ScreenshotRunner> runner;

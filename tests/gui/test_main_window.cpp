@@ -218,25 +218,31 @@ TEST_CASE("the status bar shows the device and the model folder", "[gui]") {
   CHECK(window.statusBar()->currentMessage().contains(QStringLiteral("no such folder")));
 }
 
-TEST_CASE("a session must be an SQLite file", "[gui]") {
+TEST_CASE("a session is a studio session file: created when missing, others refused", "[gui]") {
   QTemporaryDir temp;
-  const QString good = temp.filePath(QStringLiteral("runs.sqlite"));
+  const QString foreign = temp.filePath(QStringLiteral("other.sqlite"));
   sqlite3* db = nullptr;
-  REQUIRE(sqlite3_open(good.toUtf8().constData(), &db) == SQLITE_OK);
+  REQUIRE(sqlite3_open(foreign.toUtf8().constData(), &db) == SQLITE_OK);
   REQUIRE(sqlite3_exec(db, "CREATE TABLE t(x); INSERT INTO t VALUES (1);", nullptr, nullptr,
                        nullptr) == SQLITE_OK);
   sqlite3_close(db);
-  const QString bad = fixture("utf8.txt");
+  const QString good = temp.filePath(QStringLiteral("runs.sqlite"));
 
   MainWindow window(isolatedWindow());
   QSignalSpy opened(&window, &MainWindow::sessionOpened);
-  CHECK(window.openSession(good));
+  CHECK(window.openSession(good));  // a missing file is a new session
   CHECK(opened.count() == 1);
   CHECK(window.sessionPath() == good);
-  CHECK_FALSE(window.openSession(bad));
-  CHECK(window.statusBar()->currentMessage().contains(QStringLiteral("not an SQLite database")));
-  CHECK_FALSE(window.openSession(temp.filePath(QStringLiteral("missing.sqlite"))));
-  CHECK(window.sessionPath() == good);
+  CHECK(QFileInfo::exists(good));
+  CHECK_FALSE(window.openSession(foreign));
+  CHECK(window.statusBar()->currentMessage().contains(QStringLiteral("other.sqlite")));
+  CHECK_FALSE(window.openSession(fixture("utf8.txt")));
+  CHECK_FALSE(window.openSession(temp.filePath(QStringLiteral("no-folder/runs.sqlite"))));
+  CHECK(window.sessionPath() == good);  // a refused file leaves the session open
+  CHECK(window.newSession(temp.filePath(QStringLiteral("fresh.sqlite"))));
+  CHECK_FALSE(window.newSession(good));  // nothing is overwritten
+  CHECK(window.saveSessionAs(temp.filePath(QStringLiteral("copy.sqlite"))));
+  CHECK(window.sessionPath() == temp.filePath(QStringLiteral("copy.sqlite")));
 }
 
 TEST_CASE("window geometry, dock layout and recent files survive a restart", "[gui]") {
