@@ -26,6 +26,15 @@ torch::Tensor nextTokenLoss(const torch::Tensor& logits, const std::vector<std::
                                               targets);
 }
 
+double sequenceNextTokenLoss(model::CausalLMImpl& lm, const std::vector<std::int64_t>& ids) {
+  torch::NoGradGuard no_grad;
+  model::ForwardContext context;
+  context.mode = model::AttentionMode::Full;
+  const torch::Tensor hidden =  // [S, hidden]
+      lm.forward(torch::tensor(ids, torch::kInt64).unsqueeze(0), context)[0];
+  return nextTokenLoss(lm.logits(hidden), ids).item<double>();
+}
+
 double nextSequenceLoss(model::CausalLMImpl& lm, const std::vector<std::int64_t>& ids,
                         const std::vector<RefineRollout>& rollouts, double temperature,
                         double scale, bool backward) {

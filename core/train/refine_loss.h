@@ -25,6 +25,9 @@ namespace studio::train {
 // over t < S − 1, a scalar in at least float32 that carries the logits' graph.
 torch::Tensor nextTokenLoss(const torch::Tensor& logits, const std::vector<std::int64_t>& ids);
 
+// The mean next-token loss of `ids` at the current weights: one forward without gradients.
+double sequenceNextTokenLoss(model::CausalLMImpl& lm, const std::vector<std::int64_t>& ids);
+
 // L_NSP over `rollouts` (their advantages set) of the sequence `ids`. Each rollout is one full
 // forward of its prefix and its first k − 1 tokens; with `backward`, (scale · its share of the
 // loss) is back-propagated right after its forward, so the parameters' .grad accumulates

@@ -133,8 +133,7 @@ RefineStepRecord refineGradients(model::CausalLMImpl& lm, const std::vector<std:
 double refineLoss(model::CausalLMImpl& lm, const std::vector<std::int64_t>& ids,
                   const std::vector<RefineRollout>& rollouts, const RefineConfig& config) {
   torch::NoGradGuard no_grad;
-  const auto [hidden, logits] = forwardSequence(lm, ids);
-  const double ntp = nextTokenLoss(logits, ids).item<double>();
+  const double ntp = sequenceNextTokenLoss(lm, ids);
   const double nsp = nextSequenceLoss(lm, ids, rollouts, config.rollout_temperature, 1.0,
                                       /*backward=*/false);
   return config.lambda_sft * ntp + config.lambda_rl * nsp;

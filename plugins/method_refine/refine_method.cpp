@@ -3,6 +3,7 @@
 #include "core/common/error.h"
 #include "core/engine/method_steps.h"
 #include "core/task/seeded_rng.h"
+#include "core/train/refine_loss.h"
 #include "core/train/refine_step.h"
 #include "plugins/method_refine/refine_flops.h"
 #include "plugins/method_refine/refine_report.h"
@@ -206,6 +207,11 @@ engine::RunResult RefineMethod::run(engine::RunContext& context) const {
   result.details["refine"] = {{"ids", prompt.ids},
                               {"config", config.toJson()},
                               {"steps", std::move(entries)}};
+  // What the steps did to the prompt's own likelihood (each step's loss_ntp is taken before its
+  // update): a diagnostic forward with the adapted weights, outside the method's FLOP count.
+  if (steps > 0) {
+    result.details["refine"]["final_loss_ntp"] = train::sequenceNextTokenLoss(lm, prompt.ids);
+  }
   return result;
 }
 

@@ -61,6 +61,9 @@ TEST_CASE("refine: the ttt preset raises the prompt's own likelihood in a few st
   REQUIRE(steps.size() == 4);
   // loss_ntp is each step's prompt loss before its update: the mean −log p(prompt) per token.
   CHECK(steps[3].at("loss_ntp").get<double>() < steps[0].at("loss_ntp").get<double>() - 0.05);
+  // ... and after the last one.
+  CHECK(result.details.at("refine").at("final_loss_ntp").get<double>() <
+        steps[3].at("loss_ntp").get<double>());
   checkRestored(*cached.model->lm, before);
   // Restored means the next run starts where the first did.
   CollectingSink again;
