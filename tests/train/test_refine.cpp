@@ -365,3 +365,27 @@ TEST_CASE("refine: presets and bad settings", "[refine]") {
           train::RefineConfig::fromJson({{"rollout_tokens", "5"}}, ttt, "refine");
         }) == "refine.rollout_tokens");
 }
+
+TEST_CASE("refine: with n > 1 rollouts per position, each position is its own GRPO group",
+          "[refine]") {
+  model::CausalLM lm = tinyLm("qwen3", torch::kFloat32, 13);
+  const std::vector<std::int64_t> ids = randomIds(60, 14);
+  train::RefineConfig config = smallRefineConfig(train::RefineReward::Phi);
+  config.rollouts_per_position = 2;
+  const torch::Tensor logits = test::fullLogits(*lm, ids);
+  model::ForwardContext full;
+  const torch::Tensor hidden = lm->forward(torch::tensor(ids).unsqueeze(0), full)[0].detach();
+  const auto record = train::planRefineStep(*lm, ids, logits, hidden, config, 3, true);
+  REQUIRE(record.rollouts.size() == 6);
+  for (std::size_t i = 0; i < 6; i += 2) {
+    const auto& a = record.rollouts[i];
+    const auto& b = record.rollouts[i + 1];
+    CHECK(a.position == b.position);
+    CHECK(a.group == static_cast<std::int64_t>(i / 2));
+    CHECK(b.group == a.group);
+    CHECK(a.tokens != b.tokens);  // two draws from one prefix
+    // Two rewards standardised: ±1/√2 (or 0 when they tie).
+    CHECK(a.advantage + b.advantage == Approx(0).margin(1e-9));
+    if (a.reward != b.reward) CHECK(std::abs(a.advantage) == Approx(std::sqrt(0.5)).epsilon(1e-4));
+  }
+}
