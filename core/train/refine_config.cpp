@@ -8,9 +8,12 @@ namespace studio::train {
 
 const char* refineRewardName(RefineReward reward) {
   switch (reward) {
-    case RefineReward::Phi: return "phi";
-    case RefineReward::Binary: return "binary";
-    case RefineReward::Hybrid: return "hybrid";
+    case RefineReward::Phi:
+      return "phi";
+    case RefineReward::Binary:
+      return "binary";
+    case RefineReward::Hybrid:
+      return "hybrid";
   }
   return "phi";
 }
@@ -39,8 +42,7 @@ void RefineConfig::check(const std::string& owner) const {
     fail("rollout_tokens", "is " + std::to_string(rollout_tokens) + ", must be ≥ 1");
   }
   if (rollouts_per_position < 1) {
-    fail("rollouts_per_position",
-         "is " + std::to_string(rollouts_per_position) + ", must be ≥ 1");
+    fail("rollouts_per_position", "is " + std::to_string(rollouts_per_position) + ", must be ≥ 1");
   }
   if (kernel < 1 || kernel % 2 == 0) {
     fail("kernel", "is " + std::to_string(kernel) +
@@ -56,10 +58,17 @@ void RefineConfig::check(const std::string& owner) const {
 }
 
 const std::vector<std::string>& refineConfigFields() {
-  static const std::vector<std::string> fields = {
-      "reward", "lambda_rl", "lambda_sft", "lr", "chunks", "rollout_tokens",
-      "rollouts_per_position", "kernel", "entropy_temperature", "rollout_temperature",
-      "edge_tokens"};
+  static const std::vector<std::string> fields = {"reward",
+                                                  "lambda_rl",
+                                                  "lambda_sft",
+                                                  "lr",
+                                                  "chunks",
+                                                  "rollout_tokens",
+                                                  "rollouts_per_position",
+                                                  "kernel",
+                                                  "entropy_temperature",
+                                                  "rollout_temperature",
+                                                  "edge_tokens"};
   return fields;
 }
 

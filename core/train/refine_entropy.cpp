@@ -9,8 +9,8 @@ torch::Tensor nextTokenEntropy(const torch::Tensor& logits) {
   torch::NoGradGuard no_grad;
   const torch::Tensor z =
       logits.detach().to(at::promote_types(logits.scalar_type(), torch::kFloat32));  // [S, V]
-  const torch::Tensor log_p = torch::log_softmax(z, -1);                               // [S, V]
-  return -(log_p.exp() * log_p).sum(-1).to(torch::kFloat64);                           // [S]
+  const torch::Tensor log_p = torch::log_softmax(z, -1);                             // [S, V]
+  return -(log_p.exp() * log_p).sum(-1).to(torch::kFloat64);                         // [S]
 }
 
 std::vector<double> smoothEntropy(const std::vector<double>& entropy, std::int64_t kernel) {
@@ -20,8 +20,8 @@ std::vector<double> smoothEntropy(const std::vector<double>& entropy, std::int64
   std::vector<double> out(entropy.size(), 0.0);
   for (std::int64_t t = 0; t < size; ++t) {
     double sum = 0;
-    for (std::int64_t j = std::max<std::int64_t>(0, t - half);
-         j <= std::min(size - 1, t + half); ++j) {
+    for (std::int64_t j = std::max<std::int64_t>(0, t - half); j <= std::min(size - 1, t + half);
+         ++j) {
       sum += entropy[static_cast<std::size_t>(j)];
     }
     out[static_cast<std::size_t>(t)] = sum / static_cast<double>(kernel);

@@ -37,7 +37,7 @@ void finish(RefineBatchOutcome& outcome) {
 std::uint64_t refineExampleSeed(std::uint64_t recipe_seed, std::int64_t step, std::int64_t slot) {
   task::SeededRng rng = task::SeededRng::stream(
       task::mixSeed(recipe_seed) ^ task::mixSeed(static_cast<std::uint64_t>(step) * 65599 +
-                                                  static_cast<std::uint64_t>(slot)),
+                                                 static_cast<std::uint64_t>(slot)),
       "refine_example");
   return rng.next();
 }

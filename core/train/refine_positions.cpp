@@ -31,8 +31,8 @@ std::vector<RefineChunk> sampleRefinePositions(const std::vector<double>& smooth
                                                std::int64_t edge, double temperature,
                                                task::SeededRng& rng) {
   if (!(temperature > 0)) throwArgument("entropy_temperature", "must be positive");
-  std::vector<RefineChunk> out = refineChunks(static_cast<std::int64_t>(smoothed.size()), chunks,
-                                              rollout_tokens, edge);
+  std::vector<RefineChunk> out =
+      refineChunks(static_cast<std::int64_t>(smoothed.size()), chunks, rollout_tokens, edge);
   std::vector<double> weights;
   for (RefineChunk& chunk : out) {
     if (!chunk.allowed()) continue;

@@ -22,9 +22,9 @@
 namespace studio::train {
 
 struct RefineChunk {
-  std::int64_t start = 0;      // [start, end): the chunk's positions
+  std::int64_t start = 0;  // [start, end): the chunk's positions
   std::int64_t end = 0;
-  std::int64_t first = 0;      // [first, last]: its allowed positions (empty when last < first)
+  std::int64_t first = 0;  // [first, last]: its allowed positions (empty when last < first)
   std::int64_t last = -1;
   std::int64_t position = -1;  // the drawn position; −1 when none is allowed
 

@@ -31,9 +31,12 @@ double binaryReward(const std::vector<std::int64_t>& tokens,
 
 double combineReward(RefineReward kind, double cosine, double binary) {
   switch (kind) {
-    case RefineReward::Phi: return cosine;
-    case RefineReward::Binary: return binary;
-    case RefineReward::Hybrid: return cosine + binary;
+    case RefineReward::Phi:
+      return cosine;
+    case RefineReward::Binary:
+      return binary;
+    case RefineReward::Hybrid:
+      return cosine + binary;
   }
   return cosine;
 }

@@ -30,8 +30,8 @@ std::vector<RefineRollout> generateRollouts(model::CausalLMImpl& lm,
                                      std::to_string(t) + " of " + std::to_string(length) + ")");
     }
     if (t + 1 > read) {
-      next = model::prefill(lm, state, std::vector<std::int64_t>(ids.begin() + read,
-                                                                 ids.begin() + t + 1));
+      next = model::prefill(lm, state,
+                            std::vector<std::int64_t>(ids.begin() + read, ids.begin() + t + 1));
       read = t + 1;
     }
     for (std::int64_t r = 0; r < request.per_position; ++r) {

@@ -16,14 +16,14 @@
 namespace studio::train {
 
 struct RefineRollout {
-  std::int64_t position = 0;          // t: the prefix is ids[0..t]
-  std::int64_t group = 0;             // GRPO group (refine_rewards.h)
-  std::vector<std::int64_t> tokens;   // the k sampled tokens
-  std::vector<std::int64_t> truth;    // ids[t+1 .. t+k]
-  torch::Tensor hidden;               // [k, hidden]: after reading each sampled token
-  double reward_cos = 0;              // R^φ
-  double reward_binary = 0;           // R^binary
-  double reward = 0;                  // the configured reward
+  std::int64_t position = 0;         // t: the prefix is ids[0..t]
+  std::int64_t group = 0;            // GRPO group (refine_rewards.h)
+  std::vector<std::int64_t> tokens;  // the k sampled tokens
+  std::vector<std::int64_t> truth;   // ids[t+1 .. t+k]
+  torch::Tensor hidden;              // [k, hidden]: after reading each sampled token
+  double reward_cos = 0;             // R^φ
+  double reward_binary = 0;          // R^binary
+  double reward = 0;                 // the configured reward
   double advantage = 0;
 };
 

@@ -22,7 +22,7 @@ std::pair<torch::Tensor, torch::Tensor> forwardSequence(model::CausalLMImpl& lm,
   context.mode = model::AttentionMode::Full;
   const torch::Tensor hidden =
       lm.forward(torch::tensor(ids, torch::kInt64).unsqueeze(0), context)[0];  // [S, hidden]
-  return {hidden, lm.logits(hidden)};                                         // [S, V]
+  return {hidden, lm.logits(hidden)};                                          // [S, V]
 }
 
 }  // namespace
@@ -55,14 +55,10 @@ nlohmann::json RefineStepRecord::toJson() const {
                             {"reward", rollout.reward},
                             {"advantage", rollout.advantage}});
   }
-  return {{"entropy", entropy},
-          {"entropy_smoothed", entropy_smoothed},
-          {"chunks", chunk_list},
-          {"positions", positions()},
-          {"rollouts", rollout_list},
-          {"loss_ntp", loss_ntp},
-          {"loss_nsp", loss_nsp},
-          {"loss", loss}};
+  return {{"entropy", entropy},       {"entropy_smoothed", entropy_smoothed},
+          {"chunks", chunk_list},     {"positions", positions()},
+          {"rollouts", rollout_list}, {"loss_ntp", loss_ntp},
+          {"loss_nsp", loss_nsp},     {"loss", loss}};
 }
 
 RefineStepRecord planRefineStep(model::CausalLMImpl& lm, const std::vector<std::int64_t>& ids,
@@ -78,9 +74,9 @@ RefineStepRecord planRefineStep(model::CausalLMImpl& lm, const std::vector<std::
   record.entropy = toVector(nextTokenEntropy(logits));
   record.entropy_smoothed = smoothEntropy(record.entropy, config.kernel);
   task::SeededRng draws = task::SeededRng::stream(seed, "refine_positions");
-  record.chunks = sampleRefinePositions(record.entropy_smoothed, config.chunks,
-                                        config.rollout_tokens, config.edge_tokens,
-                                        config.entropy_temperature, draws);
+  record.chunks =
+      sampleRefinePositions(record.entropy_smoothed, config.chunks, config.rollout_tokens,
+                            config.edge_tokens, config.entropy_temperature, draws);
   if (!roll_out) return record;
 
   RolloutRequest request;
@@ -121,8 +117,8 @@ RefineStepRecord refineGradients(model::CausalLMImpl& lm, const std::vector<std:
     ntp = nextTokenLoss(logits, ids);
     if (config.lambda_sft > 0) (ntp * (scale * config.lambda_sft)).backward();
   }
-  RefineStepRecord record = planRefineStep(lm, ids, logits.detach(), hidden.detach(), config,
-                                           seed, config.lambda_rl > 0);
+  RefineStepRecord record =
+      planRefineStep(lm, ids, logits.detach(), hidden.detach(), config, seed, config.lambda_rl > 0);
   record.loss_ntp = ntp.item<double>();
   record.loss_nsp = nextSequenceLoss(lm, ids, record.rollouts, config.rollout_temperature,
                                      scale * config.lambda_rl, /*backward=*/true);

@@ -5,8 +5,8 @@
 // does); GRPO advantages; the gradient of λ_SFT·L_NTP + λ_RL·L_NSP. Everything it decided is
 // kept in the record, for the run's report and the session.
 
-#include <nlohmann/json.hpp>
 #include <torch/torch.h>
+#include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <vector>

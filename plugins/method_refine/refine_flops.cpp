@@ -39,12 +39,13 @@ double refineStepFlopsBound(const engine::FlopShape& shape, double context,
   const auto n = static_cast<double>(config.rollouts_per_position);
   std::int64_t last = -1;
   for (const train::RefineChunk& chunk :
-       train::refineChunks(static_cast<std::int64_t>(context), config.chunks,
-                           config.rollout_tokens, config.edge_tokens)) {
+       train::refineChunks(static_cast<std::int64_t>(context), config.chunks, config.rollout_tokens,
+                           config.edge_tokens)) {
     if (!chunk.allowed()) continue;
     const auto t = static_cast<double>(chunk.last);
     last = std::max(last, chunk.last);
-    flops += n * (engine::generationFlops(shape, t + 1, k) + engine::fullTttStepFlops(shape, t + k));
+    flops +=
+        n * (engine::generationFlops(shape, t + 1, k) + engine::fullTttStepFlops(shape, t + k));
   }
   if (last >= 0) flops += engine::prefillFlops(shape, static_cast<double>(last + 1));
   return flops;

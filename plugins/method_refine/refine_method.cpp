@@ -14,8 +14,8 @@ namespace studio::plugins {
 
 namespace {
 
-ParamSpec intParam(const std::string& name, std::int64_t fallback, std::int64_t lo,
-                   std::int64_t hi, const std::string& help) {
+ParamSpec intParam(const std::string& name, std::int64_t fallback, std::int64_t lo, std::int64_t hi,
+                   const std::string& help) {
   ParamSpec spec;
   spec.name = name;
   spec.type = ParamSpec::Type::Int;
@@ -64,15 +64,16 @@ std::vector<ParamSpec> RefineMethod::params() const {
     reward.type = ParamSpec::Type::Choice;
     reward.default_value = train::refineRewardName(ttt.reward);
     reward.choices = {"binary", "phi", "hybrid"};
-    reward.help = "binary: fraction of exact tokens (the ttt preset); phi: mean cosine of the "
-                  "final hidden states; hybrid: their sum";
+    reward.help =
+        "binary: fraction of exact tokens (the ttt preset); phi: mean cosine of the "
+        "final hidden states; hybrid: their sum";
     specs.push_back(reward);
     specs.push_back(floatParam("lambda_rl", ttt.lambda_rl, 0, 1e6,
                                "λ_RL: weight of the GRPO loss over the rollouts (0: no rollouts)"));
     specs.push_back(intParam("chunks", ttt.chunks, 1, 4096,
                              "c: chunks of the prompt, one rollout position drawn in each"));
-    specs.push_back(intParam("rollout_tokens", ttt.rollout_tokens, 1, 1024,
-                             "k: tokens per rollout"));
+    specs.push_back(
+        intParam("rollout_tokens", ttt.rollout_tokens, 1, 1024, "k: tokens per rollout"));
     specs.push_back(intParam("rollouts_per_position", ttt.rollouts_per_position, 1, 64,
                              "n: rollouts per position (n > 1: GRPO groups per position)"));
     specs.push_back(intParam("kernel", ttt.kernel, 1, 1023,
@@ -88,8 +89,9 @@ std::vector<ParamSpec> RefineMethod::params() const {
   specs.push_back(floatParam("weight_decay", 0.01, 0, 1, "AdamW's decoupled weight decay"));
   specs.push_back(floatParam("clip", 0.2, 0, 1e9,
                              "gradient norm clipping over all parameters (paper: 0.2; 0: none)"));
-  ParamSpec seed = intParam("seed", 0, 0, 0, m_sft ? "seed of the entropy positions shown"
-                                                    : "seed of the position draws and rollouts");
+  ParamSpec seed = intParam(
+      "seed", 0, 0, 0,
+      m_sft ? "seed of the entropy positions shown" : "seed of the position draws and rollouts");
   seed.max.reset();
   specs.push_back(seed);
   specs.push_back(decodingParam("greedy"));
@@ -131,28 +133,29 @@ engine::RunResult RefineMethod::run(engine::RunContext& context) const {
   const train::RefineConfig config = configOf(params);
   model::CausalLMImpl& lm = context.lm();
   if (lm.dtype() != torch::kFloat32 && lm.dtype() != torch::kFloat64) {
-    throwArgument(name(), "trains every parameter in place and runs on f32 (or f64) models only; "
-                          "learning rates like 1e-6 vanish in bf16 weights (load the model with "
-                          "--dtype f32)");
+    throwArgument(name(),
+                  "trains every parameter in place and runs on f32 (or f64) models only; "
+                  "learning rates like 1e-6 vanish in bf16 weights (load the model with "
+                  "--dtype f32)");
   }
   const engine::PreparedPrompt& prompt = context.prompt(false);
   const std::int64_t length = prompt.length();
   result.prompt_tokens = length;
-  if (length < 2) throwArgument(name() + ".steps", "the prompt has fewer than 2 tokens to train on");
+  if (length < 2)
+    throwArgument(name() + ".steps", "the prompt has fewer than 2 tokens to train on");
   const std::int64_t steps = params.at("steps").get<std::int64_t>();
   const double clip = params.at("clip").get<double>();
   if (config.lambda_rl > 0) {
     bool any = false;
-    for (const auto& chunk : train::refineChunks(length, config.chunks, config.rollout_tokens,
-                                                 config.edge_tokens)) {
+    for (const auto& chunk :
+         train::refineChunks(length, config.chunks, config.rollout_tokens, config.edge_tokens)) {
       any = any || chunk.allowed();
     }
     if (!any) {
       context.emit(engine::LogEvent{
           "warning", name() + ": the prompt's " + std::to_string(length) +
-                         " tokens leave no rollout position " +
-                         std::to_string(config.edge_tokens) + " tokens from both ends (in " +
-                         std::to_string(config.chunks) +
+                         " tokens leave no rollout position " + std::to_string(config.edge_tokens) +
+                         " tokens from both ends (in " + std::to_string(config.chunks) +
                          " chunks): the steps train on the next-token loss only"});
     }
   }
@@ -160,9 +163,8 @@ engine::RunResult RefineMethod::run(engine::RunContext& context) const {
   ParameterRestore restore(lm);
   std::vector<torch::Tensor> parameters = lm.parameters();
   for (auto& parameter : parameters) parameter.requires_grad_(true);
-  torch::optim::AdamW optimizer(
-      parameters,
-      torch::optim::AdamWOptions(config.lr).weight_decay(params.at("weight_decay").get<double>()));
+  torch::optim::AdamW optimizer(parameters, torch::optim::AdamWOptions(config.lr).weight_decay(
+                                                params.at("weight_decay").get<double>()));
   task::SeededRng step_seeds =
       task::SeededRng::stream(params.at("seed").get<std::uint64_t>(), "refine_steps");
   const engine::FlopShape shape = context.flopShape();
@@ -204,9 +206,8 @@ engine::RunResult RefineMethod::run(engine::RunContext& context) const {
                samplingOf(params, context.spec().seed, false), result);
   result.details["steps"] = steps;
   result.details["losses"] = losses;
-  result.details["refine"] = {{"ids", prompt.ids},
-                              {"config", config.toJson()},
-                              {"steps", std::move(entries)}};
+  result.details["refine"] = {
+      {"ids", prompt.ids}, {"config", config.toJson()}, {"steps", std::move(entries)}};
   // What the steps did to the prompt's own likelihood (each step's loss_ntp is taken before its
   // update): a diagnostic forward with the adapted weights, outside the method's FLOP count.
   if (steps > 0) {

@@ -26,7 +26,7 @@ struct RefineStepOutcome {
   std::int64_t step = 0;
   double grad_norm = 0;  // before clipping
   double lr = 0;
-  double flops = 0;      // refineStepFlops of the step
+  double flops = 0;  // refineStepFlops of the step
 };
 
 nlohmann::json refineStepJson(const train::RefineStepRecord& record,

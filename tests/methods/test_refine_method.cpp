@@ -44,9 +44,10 @@ void checkRestored(model::CausalLMImpl& lm, const std::map<std::string, torch::T
 
 }  // namespace
 
-TEST_CASE("refine: the ttt preset raises the prompt's own likelihood in a few steps; the weights "
-          "are restored",
-          "[refine][methods]") {
+TEST_CASE(
+    "refine: the ttt preset raises the prompt's own likelihood in a few steps; the weights "
+    "are restored",
+    "[refine][methods]") {
   TinyModelFolder folder("refine-likelihood");
   engine::ModelCache models;
   auto cached = models.get(folder.path(), "cpu", "");
@@ -54,7 +55,8 @@ TEST_CASE("refine: the ttt preset raises the prompt's own likelihood in a few st
   CollectingSink sink;
   // The ttt preset as it is (R^binary, λ_RL 0.4, λ_SFT 1, c 8, k 5, n 1) with a learning rate a
   // random tiny model notices within a few steps (the paper's 1e-6 moves it by ~1e-6 nats).
-  const auto result = runRefine(folder.path(), models, sink, "refine", {{"steps", 4}, {"lr", 3e-3}});
+  const auto result =
+      runRefine(folder.path(), models, sink, "refine", {{"steps", 4}, {"lr", 3e-3}});
   INFO(result.error);
   REQUIRE(result.status == engine::RunStatus::Completed);
   const nlohmann::json& steps = result.details.at("refine").at("steps");
@@ -67,7 +69,8 @@ TEST_CASE("refine: the ttt preset raises the prompt's own likelihood in a few st
   checkRestored(*cached.model->lm, before);
   // Restored means the next run starts where the first did.
   CollectingSink again;
-  const auto second = runRefine(folder.path(), models, again, "refine", {{"steps", 1}, {"lr", 3e-3}});
+  const auto second =
+      runRefine(folder.path(), models, again, "refine", {{"steps", 1}, {"lr", 3e-3}});
   REQUIRE(second.status == engine::RunStatus::Completed);
   CHECK(second.details.at("refine").at("steps")[0].at("loss_ntp").get<double>() ==
         Approx(steps[0].at("loss_ntp").get<double>()).epsilon(1e-6));
@@ -149,8 +152,8 @@ TEST_CASE("refine: refine_sft is refine with λ_RL = 0, and costs one training p
   TinyModelFolder folder("refine-sft");
   engine::ModelCache models;
   CollectingSink sft_sink, zero_sink;
-  const auto sft = runRefine(folder.path(), models, sft_sink, "refine_sft",
-                             {{"steps", 2}, {"lr", 1e-3}});
+  const auto sft =
+      runRefine(folder.path(), models, sft_sink, "refine_sft", {{"steps", 2}, {"lr", 1e-3}});
   const auto zero = runRefine(folder.path(), models, zero_sink, "refine",
                               {{"steps", 2}, {"lr", 1e-3}, {"lambda_rl", 0.0}});
   REQUIRE(sft.status == engine::RunStatus::Completed);
@@ -252,6 +255,5 @@ TEST_CASE("refine: the FLOP bound covers what a run spends and sizes to a budget
   CHECK(method.extraFlops(shape, T, sized) <= 7.5 * step);
   const engine::Method& sft = engine::MethodRegistry::instance().get("refine_sft");
   const nlohmann::json sft_params = resolveParams("refine_sft", sft.params(), {});
-  CHECK(sft.sizeToBudget(shape, T, 7.5 * step, sft_params).at("steps").get<std::int64_t>() >
-        7);
+  CHECK(sft.sizeToBudget(shape, T, 7.5 * step, sft_params).at("steps").get<std::int64_t>() > 7);
 }

@@ -6,9 +6,9 @@
 namespace studio::refine_test {
 
 model::CausalLM tinyLm(const std::string& kind, torch::Dtype dtype, std::uint64_t seed) {
-  nlohmann::json json = {{"vocab_size", 32},           {"hidden_size", 16},
-                         {"intermediate_size", 24},    {"num_hidden_layers", 2},
-                         {"num_attention_heads", 2},   {"tie_word_embeddings", false},
+  nlohmann::json json = {{"vocab_size", 32},         {"hidden_size", 16},
+                         {"intermediate_size", 24},  {"num_hidden_layers", 2},
+                         {"num_attention_heads", 2}, {"tie_word_embeddings", false},
                          {"eos_token_id", 1}};
   if (kind == "qwen3") {
     json.update({{"model_type", "qwen3"},

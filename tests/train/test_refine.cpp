@@ -55,8 +55,7 @@ void requireAllGradients(model::CausalLMImpl& lm) {
 
 }  // namespace
 
-TEST_CASE("refine: entropy is −Σ p log p of the model's own next-token distribution",
-          "[refine]") {
+TEST_CASE("refine: entropy is −Σ p log p of the model's own next-token distribution", "[refine]") {
   for (const std::string kind : {"qwen3", "ttt-linear"}) {
     INFO(kind);
     model::CausalLM lm = tinyLm(kind, torch::kFloat32, 3);
@@ -81,14 +80,14 @@ TEST_CASE("refine: entropy is −Σ p log p of the model's own next-token distri
     CHECK(record.rollouts.empty());  // λ_RL = 0: nothing to roll out
   }
   // A uniform distribution over V has entropy log V; a one-hot one 0.
-  const torch::Tensor logits = torch::stack({torch::zeros({8}), torch::tensor({0.0, 0.0, 0.0, 90.0, 0.0, 0.0, 0.0, 0.0})});
+  const torch::Tensor logits =
+      torch::stack({torch::zeros({8}), torch::tensor({0.0, 0.0, 0.0, 90.0, 0.0, 0.0, 0.0, 0.0})});
   const torch::Tensor h = train::nextTokenEntropy(logits);
   CHECK(h[0].item<double>() == Approx(std::log(8.0)));
   CHECK(h[1].item<double>() == Approx(0).margin(1e-30));
 }
 
-TEST_CASE("refine: the entropy smoothing is avg_pool1d with zero padding, counted in",
-          "[refine]") {
+TEST_CASE("refine: the entropy smoothing is avg_pool1d with zero padding, counted in", "[refine]") {
   const std::vector<double> h = {1, 2, 3, 4, 5};
   CHECK(train::smoothEntropy(h, 1) == h);
   const std::vector<double> three = train::smoothEntropy(h, 3);
@@ -143,8 +142,8 @@ TEST_CASE("refine: every drawn position lies in its chunk's allowed range, short
   }
   // Under 2·edge tokens nothing is allowed: no rollouts, no error.
   task::SeededRng rng(1);
-  for (const auto& chunk : train::sampleRefinePositions(std::vector<double>(39, 1.0), 8, 5, 20,
-                                                        1.0, rng)) {
+  for (const auto& chunk :
+       train::sampleRefinePositions(std::vector<double>(39, 1.0), 8, 5, 20, 1.0, rng)) {
     CHECK(chunk.position == -1);
   }
   // 41 tokens, one chunk: t = 19 (start 20 = S − 21 + 1) is the only allowed position... and
@@ -170,9 +169,10 @@ TEST_CASE("refine: positions follow p ∝ exp(H/τ) within a chunk", "[refine]")
   }
 }
 
-TEST_CASE("refine: a fixed seed gives the same positions and rollouts; rollout states are the "
-          "model's own",
-          "[refine]") {
+TEST_CASE(
+    "refine: a fixed seed gives the same positions and rollouts; rollout states are the "
+    "model's own",
+    "[refine]") {
   for (const std::string kind : {"qwen3", "ttt-linear", "ttt-mlp"}) {
     INFO(kind);
     model::CausalLM lm = tinyLm(kind, torch::kFloat32, 5);
@@ -204,8 +204,8 @@ TEST_CASE("refine: a fixed seed gives the same positions and rollouts; rollout s
       input.insert(input.end(), rollout.tokens.begin(), rollout.tokens.end());
       model::ForwardContext context;
       const torch::Tensor expected =
-          lm->forward(torch::tensor(input).unsqueeze(0), context)[0].narrow(0,
-                                                                            rollout.position + 1, 3);
+          lm->forward(torch::tensor(input).unsqueeze(0), context)[0].narrow(0, rollout.position + 1,
+                                                                            3);
       CHECK(torch::allclose(rollout.hidden, expected, 1e-4, 1e-4));
       CHECK(rollout.reward == Approx(rollout.reward_cos + rollout.reward_binary));
     }
@@ -257,8 +257,7 @@ TEST_CASE("refine: rewards on hand examples", "[refine]") {
 TEST_CASE("refine: advantages are standardised within each group", "[refine]") {
   const std::vector<double> rewards = {0.2, 0.8, 0.4, 1.0, 0.0, 0.6, 0.6, 3.0};
   const std::vector<std::int64_t> one_group(rewards.size(), 0);
-  for (const auto& groups :
-       {one_group, std::vector<std::int64_t>{0, 0, 0, 0, 1, 1, 1, 1}}) {
+  for (const auto& groups : {one_group, std::vector<std::int64_t>{0, 0, 0, 0, 1, 1, 1, 1}}) {
     const std::vector<double> a = train::grpoAdvantages(rewards, groups);
     std::map<std::int64_t, std::vector<double>> by_group;
     for (std::size_t i = 0; i < a.size(); ++i) by_group[groups[i]].push_back(a[i]);
@@ -353,14 +352,18 @@ TEST_CASE("refine: presets and bad settings", "[refine]") {
   CHECK(train::RefineConfig::fromJson(overridden.toJson(), mid, "refine").toJson() ==
         overridden.toJson());
   CHECK(refineErrorField([] { train::refinePreset("pretrain"); }) == "preset");
-  CHECK(refineErrorField([&] { train::RefineConfig::fromJson({{"kernel", 4}}, ttt, "refine"); }) ==
-        "refine.kernel");
-  CHECK(refineErrorField([&] { train::RefineConfig::fromJson({{"reward", "cos"}}, ttt, "refine"); }) ==
-        "refine.reward");
-  CHECK(refineErrorField([&] { train::RefineConfig::fromJson({{"chunks", 0}}, ttt, "refine"); }) ==
-        "refine.chunks");
-  CHECK(refineErrorField([&] { train::RefineConfig::fromJson({{"lambda_rl", -1}}, ttt, "refine"); }) ==
-        "refine.lambda_rl");
+  CHECK(refineErrorField([&] {
+          train::RefineConfig::fromJson({{"kernel", 4}}, ttt, "refine");
+        }) == "refine.kernel");
+  CHECK(refineErrorField([&] {
+          train::RefineConfig::fromJson({{"reward", "cos"}}, ttt, "refine");
+        }) == "refine.reward");
+  CHECK(refineErrorField([&] {
+          train::RefineConfig::fromJson({{"chunks", 0}}, ttt, "refine");
+        }) == "refine.chunks");
+  CHECK(refineErrorField([&] {
+          train::RefineConfig::fromJson({{"lambda_rl", -1}}, ttt, "refine");
+        }) == "refine.lambda_rl");
   CHECK(refineErrorField([&] {
           train::RefineConfig::fromJson({{"rollout_tokens", "5"}}, ttt, "refine");
         }) == "refine.rollout_tokens");

@@ -81,8 +81,7 @@ TEST_CASE("refine recipes: presets fill the block, fields override it, mistakes 
         "refine.kernel");
   CHECK(recipeErrorField(refineRecipeJson(2, {{"preset", "ttt"}, {"reward", "bleu"}})) ==
         "refine.reward");
-  CHECK(recipeErrorField(refineRecipeJson(2, {{"preset", "ttt"}, {"chunk", 4}})) ==
-        "refine.chunk");
+  CHECK(recipeErrorField(refineRecipeJson(2, {{"preset", "ttt"}, {"chunk", 4}})) == "refine.chunk");
   CHECK(recipeErrorField(refineRecipeJson(2, {{"preset", "ttt"}, {"nested", "yes"}})) ==
         "refine.nested");
   nlohmann::json with_lr = refineRecipeJson(2, {{"preset", "ttt"}});
@@ -99,7 +98,8 @@ TEST_CASE("refine recipes: presets fill the block, fields override it, mistakes 
   CHECK(recipeErrorField(unknown) == "objective");
 }
 
-TEST_CASE("refine mid-training rolls out from the batch's forward, reproducibly", "[refine][train]") {
+TEST_CASE("refine mid-training rolls out from the batch's forward, reproducibly",
+          "[refine][train]") {
   TempDir dir("refine-mid");
   const nlohmann::json json =
       refineRecipeJson(2, {{"preset", "midtrain"}, {"lr", 1e-2}, {"chunks", 4}});
@@ -133,8 +133,7 @@ TEST_CASE("refine post-training: a nested ReFINE step on each prompt, from an in
   train::TrainerOptions options;
   options.out_dir = (dir / "stage1").string();
   const auto stage1 = train::runTraining(train_test::tinyRecipe(2), options);
-  nlohmann::json json =
-      refineRecipeJson(2, {{"preset", "posttrain"}, {"lr", 1e-3}, {"chunks", 4}});
+  nlohmann::json json = refineRecipeJson(2, {{"preset", "posttrain"}, {"lr", 1e-3}, {"chunks", 4}});
   json["init_from"] = stage1.last_checkpoint;
   RunEvents events;
   const auto stage2 = trainWithEvents(json, (dir / "stage2").string(), events);
@@ -150,13 +149,12 @@ TEST_CASE("refine post-training: a nested ReFINE step on each prompt, from an in
 
 TEST_CASE("refine trains TTT-layer models too", "[refine][train][ttt]") {
   TempDir dir("refine-ttt");
-  nlohmann::json json =
-      refineRecipeJson(1, {{"preset", "midtrain"}, {"lr", 1e-3}, {"chunks", 4}});
-  json["model"] = {{"model_type", "ttt"},         {"vocab_size", 259},
-                   {"hidden_size", 32},           {"intermediate_size", 64},
-                   {"num_hidden_layers", 2},      {"num_attention_heads", 2},
-                   {"ttt_layer_type", "linear"},  {"mini_batch_size", 16},
-                   {"max_position_embeddings", 2048}, {"tie_word_embeddings", true}};
+  nlohmann::json json = refineRecipeJson(1, {{"preset", "midtrain"}, {"lr", 1e-3}, {"chunks", 4}});
+  json["model"] = {
+      {"model_type", "ttt"},        {"vocab_size", 259},      {"hidden_size", 32},
+      {"intermediate_size", 64},    {"num_hidden_layers", 2}, {"num_attention_heads", 2},
+      {"ttt_layer_type", "linear"}, {"mini_batch_size", 16},  {"max_position_embeddings", 2048},
+      {"tie_word_embeddings", true}};
   RunEvents events;
   const auto outcome = trainWithEvents(json, (dir / "out").string(), events);
   REQUIRE(outcome.finished);
