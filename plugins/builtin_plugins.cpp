@@ -13,6 +13,7 @@ void registerBestOfNMethod();
 void registerBeamMethod();
 void registerQtttMethod();
 void registerFullTttMethod();
+void registerRefineMethods();
 void registerTxLogTask();
 void registerCodeBugTask();
 void registerNiahTask();
@@ -29,6 +30,7 @@ void registerBuiltinPlugins() {
     registerBeamMethod();
     registerQtttMethod();
     registerFullTttMethod();
+    registerRefineMethods();
     registerTxLogTask();
     registerCodeBugTask();
     registerNiahTask();

@@ -139,6 +139,11 @@ class EventEcho : public engine::EventSink {
         line.update({{"phase", probe->phase}, {"step", probe->step},
                      {"mean_mass", probe->result.mean_mass},
                      {"mean_margin", probe->result.mean_margin}});
+      } else if (const auto* reward = std::get_if<engine::RewardEvent>(&event)) {
+        line.update({{"step", reward->step}, {"position", reward->position},
+                     {"reward", reward->reward}, {"advantage", reward->advantage}});
+      } else if (const auto* artifact = std::get_if<engine::ArtifactEvent>(&event)) {
+        line.update({{"name", artifact->name}, {"artifact_kind", artifact->kind}});
       } else if (const auto* log = std::get_if<engine::LogEvent>(&event)) {
         line.update({{"level", log->level}, {"message", log->message}});
       }
@@ -217,7 +222,8 @@ void addRunCommand(CLI::App& app, int& exit_code) {
   command->add_option("--task-description", options->task_description,
                       "The prompt's [TASK] section (default: a generic instruction)");
   command->add_option("--method", options->method,
-                      "in_context, thinking, best_of_n, beam, qttt, full_ttt (see `methods`)")
+                      "in_context, thinking, best_of_n, beam, qttt, full_ttt, refine, refine_sft "
+                      "(see `methods`)")
       ->required();
   command->add_option("--set", options->sets, "A method parameter key=value (repeatable)");
   command->add_option("--budget-flops", options->budget_flops,

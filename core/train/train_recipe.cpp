@@ -141,6 +141,31 @@ MixtureSource parseSource(const nlohmann::json& json, const std::string& file,
   return source;
 }
 
+RefineRecipe parseRefine(const nlohmann::json& json, const std::string& file) {
+  const Fields f(json, file, "refine");
+  std::set<std::string> allowed = {"preset", "nested"};
+  for (const std::string& field : refineConfigFields()) allowed.insert(field);
+  f.allowOnly(allowed);
+  if (!f.has("preset")) f.fail("preset", "is missing (midtrain, posttrain or ttt)");
+  RefineRecipe refine;
+  refine.preset = f.string("preset", "");
+  try {
+    refine.config = refinePreset(refine.preset, "refine.preset");
+    nlohmann::json overrides = json;
+    overrides.erase("preset");
+    overrides.erase("nested");
+    refine.config = RefineConfig::fromJson(overrides, refine.config, "refine");
+  } catch (const Error& error) {
+    throwError(ErrorKind::Config, file, error.field(), error.detail());
+  }
+  refine.nested = refine.preset == "posttrain";
+  if (f.has("nested")) {
+    if (!f.at("nested").is_boolean()) f.fail("nested", "must be true or false");
+    refine.nested = f.at("nested").get<bool>();
+  }
+  return refine;
+}
+
 }  // namespace
 
 std::string MixtureSource::label() const { return task.empty() ? "text" : task; }
@@ -150,7 +175,7 @@ TrainRecipe TrainRecipe::fromJson(const nlohmann::json& json, const std::string&
   const Fields f(json, file, "");
   f.allowOnly({"model", "model_config", "data", "optimizer", "steps", "batch_size", "seed",
                "device", "dtype", "threads", "checkpoint_every", "keep_checkpoints", "log_every",
-               "init_from", "qk_norm_init", "comment"});
+               "init_from", "qk_norm_init", "objective", "refine", "comment"});
   TrainRecipe recipe;
   recipe.raw = json;
 
@@ -226,6 +251,22 @@ TrainRecipe TrainRecipe::fromJson(const nlohmann::json& json, const std::string&
       f.fail("qk_norm_init", "sets random weights' q/k norms; init_from brings its own");
     }
     if (!recipe.model.qk_norm) f.fail("qk_norm_init", "the model has no q_norm/k_norm");
+  }
+  recipe.objective = f.string("objective", "ntp");
+  if (recipe.objective != "ntp" && recipe.objective != "refine") {
+    f.fail("objective", "is '" + recipe.objective + "', must be ntp or refine");
+  }
+  if (f.has("refine") != (recipe.objective == "refine")) {
+    f.fail(f.has("refine") ? "refine" : "objective",
+           "objective \"refine\" and a \"refine\" block go together");
+  }
+  if (recipe.objective == "refine") {
+    recipe.refine = parseRefine(f.at("refine"), file);
+    if (f.has("optimizer") && f.at("optimizer").contains("lr")) {
+      f.fail("optimizer.lr", "with objective refine the learning rate is refine.lr (its preset's "
+                             "unless the refine block sets it)");
+    }
+    recipe.optimizer.lr = recipe.refine.config.lr;
   }
   if (recipe.optimizer.warmup_steps > recipe.steps) {
     throwError(ErrorKind::Config, file, "optimizer.warmup_steps",

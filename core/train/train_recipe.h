@@ -13,7 +13,9 @@
 //                 "beta1": 0.9, "beta2": 0.95, "eps": 1e-8, "clip": 1.0},
 //   "steps": 1000, "batch_size": 8, "seed": 1, "device": "cpu", "dtype": "f32", "threads": 0,
 //   "checkpoint_every": 100, "keep_checkpoints": 2, "log_every": 10,
-//   "init_from": "checkpoint/folder" | "qk_norm_init": 2.0
+//   "init_from": "checkpoint/folder" | "qk_norm_init": 2.0,
+//   "objective": "ntp" | "refine",
+//   "refine": {"preset": "midtrain" | "posttrain" | "ttt", "nested": false, <RefineConfig fields>}
 // }
 
 #include <nlohmann/json.hpp>
@@ -25,6 +27,7 @@
 #include <vector>
 
 #include "core/model/model_config.h"
+#include "core/train/refine_config.h"
 
 namespace studio::train {
 
@@ -68,6 +71,21 @@ struct OptimizerRecipe {
   double clip = 1.0;  // global gradient norm; 0 turns clipping off
 };
 
+// ReFINE as a training objective (paper 003 §4.2–4.3; core/train/refine_step.h). A preset sets
+// every field of `config` and the block may override any of them; its lr is the schedule's peak
+// (optimizer.lr is refused next to it, so that one number decides the learning rate).
+//   - nested false (midtrain's and ttt's default): one step per batch on
+//     λ_SFT·(the recipe's weighted next-token loss) + λ_RL·(L_NSP of each sequence, averaged),
+//     the rollouts drawn on each whole example from the batch's own forward;
+//   - nested true (posttrain's default), the paper's nested learning: first a ReFINE step on each
+//     example's prompt alone (λ_SFT·L_NTP + λ_RL·L_NSP over the prompt), then the recipe's usual
+//     step on the batch (its loss on the answer), two optimizer steps per training step.
+struct RefineRecipe {
+  std::string preset;
+  RefineConfig config;
+  bool nested = false;
+};
+
 struct TrainRecipe {
   model::ModelConfig model;
   DataRecipe data;
@@ -95,6 +113,9 @@ struct TrainRecipe {
   // this scale from log2(L² − L)) lets heads be sharp from the first step; on the demo model's
   // copying texts a gain of 2 delayed learning rather than speeding it (docs/demo-model.md).
   double qk_norm_init = 1.0;
+  // "ntp" (the default): the weighted next-token loss; "refine": ReFINE with `refine`.
+  std::string objective = "ntp";
+  RefineRecipe refine;  // read with objective "refine"
 
   nlohmann::json raw;  // the recipe as read (stored with the run and the checkpoints)
 

@@ -15,6 +15,7 @@
 #include "core/tokenizer/byte_level_writer.h"
 #include "core/tokenizer/tokenizer.h"
 #include "core/train/lr_schedule.h"
+#include "core/train/refine_objective.h"
 #include "core/train/training_data.h"
 
 namespace studio::train {
@@ -142,6 +143,11 @@ double globalGradNorm(const std::vector<torch::Tensor>& params) {
     if (p.grad().defined()) sum += p.grad().to(torch::kFloat64).pow(2).sum().item<double>();
   }
   return std::sqrt(sum);
+}
+
+// Clips the global gradient norm to `clip` (0: no clipping) and returns it, before clipping.
+double clipGradients(const std::vector<torch::Tensor>& params, double clip) {
+  return clip > 0 ? torch::nn::utils::clip_grad_norm_(params, clip) : globalGradNorm(params);
 }
 
 void writeCurve(const std::string& out_dir, const TrainingState& state) {
@@ -290,13 +296,29 @@ TrainOutcome runTraining(const TrainRecipe& recipe, const TrainerOptions& option
     const torch::Tensor weights = batch.weights.to(device);  // [B, T]
     const torch::Tensor answer = batch.answer_mask.to(device);
 
+    const bool refine = recipe.objective == "refine";
+    const RefineConfig& refine_config = recipe.refine.config;
+    RefineBatchOutcome refine_outcome;
+    if (refine && recipe.refine.nested) {
+      // Post-training's nested learning: first a ReFINE step on each prompt alone, then the
+      // usual step on the batch with the adapted weights.
+      optimizer->zero_grad();
+      {
+        const AutocastScope autocast(bf16);
+        refine_outcome = addPromptRefineGradients(*lm, batch, refine_config, recipe.seed, step);
+      }
+      clipGradients(model.all, recipe.optimizer.clip);
+      optimizer->step();
+    }
+
     optimizer->zero_grad();
+    torch::Tensor hidden;  // [B, T, hidden]
     torch::Tensor logits;  // [B, T, V] float32
     {
       const AutocastScope autocast(bf16);
       model::ForwardContext context;
       context.mode = model::AttentionMode::Full;
-      const torch::Tensor hidden = lm->forward(inputs, context);  // [B, T, hidden]
+      hidden = lm->forward(inputs, context);
       logits = lm->logits(hidden).to(torch::kFloat32);
     }
     const std::int64_t vocab = logits.size(-1);
@@ -306,16 +328,25 @@ TrainOutcome runTraining(const TrainRecipe& recipe, const TrainerOptions& option
             torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone))
             .reshape(targets.sizes());
     const torch::Tensor loss = (token_loss * weights).sum() / weights.sum().clamp_min(1e-8);
-    loss.backward();
-    const double grad_norm = recipe.optimizer.clip > 0
-                                 ? torch::nn::utils::clip_grad_norm_(model.all, recipe.optimizer.clip)
-                                 : globalGradNorm(model.all);
+    double objective = loss.item<double>();
+    if (refine && !recipe.refine.nested) {
+      // Mid-training: λ_SFT·(this loss) + λ_RL·L_NSP, the rollouts drawn from this forward.
+      (loss * refine_config.lambda_sft).backward();
+      const AutocastScope autocast(bf16);
+      refine_outcome = addRefineGradients(*lm, batch, hidden.detach(), logits.detach(),
+                                          refine_config, recipe.seed, step);
+      objective = refine_config.lambda_sft * objective +
+                  refine_config.lambda_rl * refine_outcome.loss_nsp;
+    } else {
+      loss.backward();
+    }
+    const double grad_norm = clipGradients(model.all, recipe.optimizer.clip);
     optimizer->step();
     state.step = step + 1;
 
     CurvePoint point;
     point.step = state.step;
-    point.loss = loss.item<double>();
+    point.loss = objective;
     point.answer_loss = token_loss.detach().masked_select(answer).mean().item<double>();
     point.learning_rate = lr;
     point.grad_norm = grad_norm;
@@ -337,6 +368,19 @@ TrainOutcome runTraining(const TrainRecipe& recipe, const TrainerOptions& option
     metric.learning_rate = lr;
     metric.wall_seconds = point.seconds;
     emit(options, metric);
+    if (refine) {
+      engine::StepMetricEvent nsp;
+      nsp.phase = "refine";
+      nsp.step = state.step;
+      nsp.loss = refine_outcome.loss_nsp;
+      nsp.learning_rate = lr;
+      nsp.wall_seconds = point.seconds;
+      emit(options, nsp);
+      for (engine::RewardEvent reward : refine_outcome.rewards) {
+        reward.step = state.step;
+        emit(options, reward);
+      }
+    }
     engine::ProgressEvent progress;
     progress.stage = "train";
     progress.done = state.step;
@@ -351,7 +395,13 @@ TrainOutcome runTraining(const TrainRecipe& recipe, const TrainerOptions& option
       line << "step " << state.step << "/" << recipe.steps << std::fixed << std::setprecision(4)
            << "  loss " << point.loss << "  answer loss " << point.answer_loss
            << std::setprecision(6) << "  lr " << lr << std::setprecision(3) << "  grad norm "
-           << grad_norm << std::setprecision(1) << "  " << point.seconds << " s";
+           << grad_norm;
+      if (refine) {
+        line << std::setprecision(4) << "  L_NSP " << refine_outcome.loss_nsp << "  reward "
+             << refine_outcome.reward_mean << " over " << refine_outcome.rewards.size()
+             << " rollouts";
+      }
+      line << std::setprecision(1) << "  " << point.seconds << " s";
       emit(options, engine::LogEvent{"info", line.str()});
     }
     if (recipe.checkpoint_every > 0 && state.step % recipe.checkpoint_every == 0 &&

@@ -215,6 +215,7 @@ TrainingBatch TrainingData::batch(std::int64_t step, std::int64_t batch_size) co
       answer[b][t] = t + 1 >= e.answer_from;
     }
   }
+  batch.examples = std::move(examples);
   return batch;
 }
 

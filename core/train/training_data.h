@@ -41,6 +41,7 @@ struct TrainingBatch {
   torch::Tensor answer_mask;  // [B, T] bool: answer targets (every target of a text window)
   std::map<std::string, std::int64_t> sources;  // examples per source label
   std::int64_t tokens = 0;  // input tokens, padding excluded
+  std::vector<TrainingExample> examples;  // the rows, unpadded (ReFINE works per sequence)
 };
 
 // The seed of the task item in (step, slot), attempt `attempt` (items longer than seq_len are

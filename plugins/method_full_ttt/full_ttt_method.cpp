@@ -6,37 +6,9 @@
 #include "core/engine/method_steps.h"
 #include "core/task/seeded_rng.h"
 #include "plugins/method_support/method_support.h"
+#include "plugins/method_support/parameter_restore.h"
 
 namespace studio::plugins {
-
-namespace {
-
-// Keeps a copy of every parameter and puts it back (values and requires_grad = false) when it
-// goes out of scope, on success, cancel or error alike.
-class ParameterRestore {
- public:
-  explicit ParameterRestore(torch::nn::Module& module) {
-    torch::NoGradGuard no_grad;
-    for (auto& parameter : module.parameters()) {
-      m_saved.emplace_back(parameter, parameter.detach().clone());
-    }
-  }
-  ~ParameterRestore() {
-    torch::NoGradGuard no_grad;
-    for (auto& [parameter, copy] : m_saved) {
-      parameter.copy_(copy);
-      parameter.requires_grad_(false);
-      parameter.mutable_grad() = torch::Tensor();
-    }
-  }
-  ParameterRestore(const ParameterRestore&) = delete;
-  ParameterRestore& operator=(const ParameterRestore&) = delete;
-
- private:
-  std::vector<std::pair<torch::Tensor, torch::Tensor>> m_saved;
-};
-
-}  // namespace
 
 std::string FullTttMethod::summary() const {
   return "Naive full-parameter TTT: every weight trained on random spans, re-running the whole "

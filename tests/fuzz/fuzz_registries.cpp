@@ -51,7 +51,8 @@ void registerTasksAndMethods() {
     plugins::registerLongBenchTasks();
     plugins::registerRulerTask();
     plugins::registerZeroScrollsTask();
-    for (const char* name : {"in_context", "thinking", "best_of_n", "beam", "qttt", "full_ttt"}) {
+    for (const char* name : {"in_context", "thinking", "best_of_n", "beam", "qttt", "full_ttt",
+                             "refine", "refine_sft"}) {
       engine::MethodRegistry::instance().add(std::make_unique<StandInMethod>(name));
     }
 #else

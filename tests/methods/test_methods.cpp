@@ -45,7 +45,8 @@ int completedPrefills(const CollectingSink& sink) {
 
 TEST_CASE("every method is registered with its parameters", "[methods]") {
   plugins::registerBuiltinPlugins();
-  for (const char* name : {"in_context", "thinking", "best_of_n", "beam", "qttt", "full_ttt"}) {
+  for (const char* name : {"in_context", "thinking", "best_of_n", "beam", "qttt", "full_ttt",
+                           "refine", "refine_sft"}) {
     INFO(name);
     const engine::Method* method = engine::MethodRegistry::instance().find(name);
     REQUIRE(method);
