@@ -370,7 +370,7 @@ TrainOutcome runTraining(const TrainRecipe& recipe, const TrainerOptions& option
     emit(options, metric);
     if (refine) {
       engine::StepMetricEvent nsp;
-      nsp.phase = "refine";
+      nsp.phase = engine::StepPhase::Refine;
       nsp.step = state.step;
       nsp.loss = refine_outcome.loss_nsp;
       nsp.learning_rate = lr;

@@ -184,7 +184,7 @@ engine::RunResult RefineMethod::run(engine::RunContext& context) const {
     result.flops.extra += outcome.flops;
 
     engine::StepMetricEvent metric;
-    metric.phase = "refine";
+    metric.phase = engine::StepPhase::Refine;
     metric.step = step;
     metric.loss = record.loss;
     metric.grad_norm = outcome.grad_norm;

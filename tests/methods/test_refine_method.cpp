@@ -125,7 +125,7 @@ TEST_CASE("refine: details and events hold every step's entropy, positions, roll
       CHECK(event.reward_phi == rollout.at("reward_cos").get<double>());
       CHECK(event.advantage == rollout.at("advantage").get<double>());
     }
-    CHECK(metrics[s].phase == "refine");
+    CHECK(metrics[s].phase == engine::StepPhase::Refine);
     CHECK(metrics[s].loss == step.at("loss").get<double>());
     CHECK(step.at("loss").get<double>() ==
           Approx(step.at("loss_ntp").get<double>() + 0.4 * step.at("loss_nsp").get<double>()));

@@ -46,7 +46,7 @@ train::TrainOutcome trainWithEvents(const nlohmann::json& json, const std::strin
   options.out_dir = out;
   options.on_event = [&events](const engine::Event& event) {
     if (const auto* metric = std::get_if<engine::StepMetricEvent>(&event)) {
-      if (metric->phase == "refine") events.refine_steps.push_back(*metric);
+      if (metric->phase == engine::StepPhase::Refine) events.refine_steps.push_back(*metric);
     } else if (const auto* reward = std::get_if<engine::RewardEvent>(&event)) {
       events.rewards.push_back(*reward);
     }
