@@ -1,13 +1,18 @@
 #pragma once
-// The diagnostics panel (Dear ImGui): a layer × head grid of the selected run's target mass and
-// what the open document contains; clicking a head opens its inspector between the two: the
-// answer's attention over the document (before and after qTTT) and the head's query × key window,
-// which the window computes on request (queryKeyWindowRequested) and hands back with
-// setQueryKeyWindow.
+// The diagnostics panel (Dear ImGui): a layer × head grid of a run's target mass and what the open
+// document contains; clicking a head opens its inspector between the two: the answer's attention
+// over the document (before and after qTTT) and the head's query × key window.
+//
+// Attached to the window's StudioContext (diagnostics_inspection.cpp) it inspects heads itself:
+// the grid follows the selected run (or, when that one has no probe of the answer query, the
+// newest that has), a clicked head shows its strip, and the window is replayed on the engine
+// thread on request (a newer request replaces the queued one). Unattached, it shows what it is
+// handed (setHeadGrid, setStrip, setQueryKeyWindow) and only emits the requests.
 
 #include <memory>
 
 #include "core/document/document.h"
+#include "views/analysis_names.h"
 #include "views/attention_strip_view.h"
 #include "views/attention_window_view.h"
 #include "views/head_grid_view.h"
@@ -15,10 +20,20 @@
 
 namespace studio::views {
 
+class StudioContext;
+
 class DiagnosticsPanel : public ImGuiWidget {
   Q_OBJECT
  public:
   explicit DiagnosticsPanel(QWidget* parent = nullptr);
+
+  // Follows `context` from now on (it must outlive the panel): document, runs, selection.
+  void attach(StudioContext& context);
+  // Opens the inspector of (layer, head) for the run the grid shows (as clicking that cell does):
+  // its strip at once, its query × key window when the replay is done. Attached panels only.
+  void inspectHead(int layer, int head);
+  // The run whose grid is shown, 0 for none.
+  std::int64_t gridRun() const { return m_grid_run; }
 
   // Throws studio::Error (Argument) when the values do not fill layers × heads.
   void setHeadGrid(HeadGrid grid);
@@ -50,11 +65,17 @@ class DiagnosticsPanel : public ImGuiWidget {
  private:
   void drawDocumentSummary();
   void drawWindowRequests();
+  // The selected run's grid, or the newest run's that has a probe of the answer query.
+  void showHeadGrid();
+  bool showHeadGridOf(const RunTrace& run);
+  void requestWindow(int layer, int head, qint64 first_key, qint64 end_key, bool document_queries);
 
   HeadGridView m_grid;
   AttentionStripView m_strip;
   AttentionWindowView m_window;
   std::shared_ptr<const document::Document> m_document;
+  StudioContext* m_context = nullptr;
+  std::int64_t m_grid_run = 0;
 };
 
 }  // namespace studio::views

@@ -39,8 +39,7 @@ DocumentLoader::~DocumentLoader() {
 
 quint64 DocumentLoader::load(const QString& path, Source source) {
   cancel();
-  const quint64 job = m_next_job++;
-  m_current_job = job;
+  const quint64 job = m_jobs.start(kTag);
 
   const std::string file = path.toStdString();
   QFuture<Outcome> future = QtConcurrent::run([file, source](QPromise<Outcome>& promise) {
@@ -81,7 +80,7 @@ quint64 DocumentLoader::load(const QString& path, Source source) {
   // The watcher lives on the UI thread; its signals arrive there, after load() has returned.
   auto* watcher = new QFutureWatcher<Outcome>(this);
   connect(watcher, &QFutureWatcher<Outcome>::progressValueChanged, this, [this, job](int value) {
-    if (job == m_current_job) emit progress(job, static_cast<double>(value) / kProgressSteps);
+    if (m_jobs.isCurrent(kTag, job)) emit progress(job, static_cast<double>(value) / kProgressSteps);
   });
   connect(watcher, &QFutureWatcher<Outcome>::finished, this,
           [this, job, watcher] { finish(job, watcher); });
@@ -96,13 +95,12 @@ void DocumentLoader::cancel() {
     m_watcher->future().cancel();
     m_watcher = nullptr;
   }
-  m_current_job = 0;
+  m_jobs.drop(kTag);
 }
 
 void DocumentLoader::finish(quint64 job, QFutureWatcher<Outcome>* watcher) {
   watcher->deleteLater();
-  if (job != m_current_job) return;  // stale: a newer load replaced it
-  m_current_job = 0;
+  if (!m_jobs.finish(kTag, job)) return;  // stale: a newer load replaced it
   m_watcher = nullptr;
   const QFuture<Outcome> future = watcher->future();
   if (future.isCanceled() || future.resultCount() == 0) {

@@ -1,7 +1,7 @@
 #pragma once
-// Loads documents off the UI thread (Hotspot's JobTracker): every load is a job with an id, a newer
-// load cancels the one before, and a result whose id is not the current one is dropped, so a slow
-// stale load can never replace what the person opened last.
+// Loads documents off the UI thread: every load is a job of the tag "document" (job_tracker.h), a
+// newer load cancels the one before, and a result whose job is not the current one is dropped, so
+// a slow stale load can never replace what the person opened last.
 //
 // A `.json` text file that holds a task item (an object with "context" and "question", as
 // `studio-cli task generate --json` prints it) opens as that item: the document is its context,
@@ -15,6 +15,7 @@
 
 #include "core/document/document.h"
 #include "core/task/task.h"
+#include "views/job_tracker.h"
 
 namespace studio::views {
 
@@ -33,8 +34,8 @@ class DocumentLoader : public QObject {
   quint64 load(const QString& path, Source source);
   void cancel();
   // The job whose result will be delivered, 0 when none is running.
-  quint64 currentJob() const { return m_current_job; }
-  bool busy() const { return m_current_job != 0; }
+  quint64 currentJob() const { return m_jobs.current(kTag); }
+  bool busy() const { return currentJob() != 0; }
 
  signals:
   void progress(quint64 job, double fraction);
@@ -50,8 +51,8 @@ class DocumentLoader : public QObject {
   };
   void finish(quint64 job, QFutureWatcher<Outcome>* watcher);
 
-  quint64 m_next_job = 1;
-  quint64 m_current_job = 0;
+  static constexpr const char* kTag = "document";
+  JobTracker m_jobs;
   QFutureWatcher<Outcome>* m_watcher = nullptr;
 };
 

@@ -586,6 +586,11 @@ void DocumentView::setSelection(Span bytes) {
   emitSelection();
 }
 
+void DocumentView::reveal(Span bytes) {
+  setSelection(bytes);
+  if (m_document) scrollToByte(static_cast<std::uint64_t>(std::max<std::int64_t>(0, bytes.start)));
+}
+
 QString DocumentView::selectedText() const {
   const Span s = selection();
   if (!m_document || s.size() == 0) return {};

@@ -61,6 +61,8 @@ class DocumentView : public QAbstractScrollArea {
 
   Span selection() const;
   void setSelection(Span bytes);
+  // Selects `bytes` and scrolls so that their start is in view.
+  void reveal(Span bytes);
   QString selectedText() const;
 
   void scrollToLine(std::size_t line);

@@ -34,7 +34,6 @@
 #include "views/attention_colouring.h"
 #include "views/comparison_panel.h"
 #include "views/diagnostics_panel.h"
-#include "views/dilution_panel.h"
 #include "views/document_loader.h"
 #include "views/document_panel.h"
 #include "views/document_view.h"
@@ -44,6 +43,8 @@
 #include "views/run_traces.h"
 #include "views/runs_panel.h"
 #include "views/runs_table_model.h"
+#include "views/studio_context.h"
+#include "views/studio_panels.h"
 #include "views/studio_session.h"
 
 namespace studio::views {
@@ -111,84 +112,101 @@ void MainWindow::buildDocks() {
   m_session = new StudioSession(this);
   connect(m_session, &StudioSession::changed, this, &MainWindow::onSessionChanged);
   m_runner = new RunController(m_traces, m_session, this);
-  m_document_panel = new DocumentPanel(this);
-  m_runs_panel = new RunsPanel(this);
-  m_runs_panel->setTraces(m_traces);
-  m_comparison_panel = new ComparisonPanel(m_traces, this);
-  m_dilution_panel = new DilutionPanel(m_traces, this);
-  QWidget* diagnostics = nullptr;
-  if (ImGuiWidget::openGlAvailable()) {
-    m_diagnostics_panel = new DiagnosticsPanel(this);
-    diagnostics = m_diagnostics_panel;
-  } else {
-    m_detached_diagnostics = std::make_unique<DiagnosticsPanel>();
-    m_diagnostics_panel = m_detached_diagnostics.get();
-    auto* label = new QLabel(tr("The diagnostics panel draws with OpenGL, and no OpenGL context "
-                                "can be created here (Qt platform \"%1\").")
-                                 .arg(QGuiApplication::platformName()),
-                             this);
-    label->setWordWrap(true);
-    label->setAlignment(Qt::AlignCenter);
-    label->setMargin(16);
-    diagnostics = label;
+  m_context = new StudioContext(m_traces, m_runner, m_session, this);
+  for (const StudioPanel& panel : studioPanels()) {
+    QWidget* content = panel.create(*m_context, this);
+    m_docks.push_back(
+        makeDock(panelTitle(panel), QString::fromLatin1(panel.object_name), content, this));
   }
-  m_document_dock =
-      makeDock(tr("Document"), QStringLiteral("documentDock"), m_document_panel, this);
-  m_runs_dock = makeDock(tr("Runs"), QStringLiteral("runsDock"), m_runs_panel, this);
-  m_diagnostics_dock =
-      makeDock(tr("Diagnostics"), QStringLiteral("diagnosticsDock"), diagnostics, this);
-  m_comparison_dock =
-      makeDock(tr("Comparison"), QStringLiteral("comparisonDock"), m_comparison_panel, this);
-  m_dilution_dock =
-      makeDock(tr("Dilution"), QStringLiteral("dilutionDock"), m_dilution_panel, this);
-  connect(m_runs_panel, &RunsPanel::openModelRequested, this, &MainWindow::chooseModel);
-  connect(m_runs_panel, &RunsPanel::runRequested, this, &MainWindow::runCheckedMethods);
-  connect(m_runs_panel, &RunsPanel::cancelRequested, m_runner, &RunController::cancelAll);
-  connect(m_runner, &RunController::pendingChanged, m_runs_panel, &RunsPanel::setPending);
-  connect(m_traces, &RunTraces::changed, this, &MainWindow::showLatestHeadGrid);
-  connect(m_diagnostics_panel, &DiagnosticsPanel::headClicked, this, &MainWindow::inspectHead);
-  connect(m_diagnostics_panel, &DiagnosticsPanel::queryKeyWindowRequested, this,
-          &MainWindow::requestWindow);
-  connect(m_diagnostics_panel, &DiagnosticsPanel::queryKeyWindowExportRequested, this,
-          [this] { exportFigure(m_diagnostics_panel->queryKeyWindow().figure()); });
+  // The window's own inputs: the run form asks it for a model and for runs.
+  connect(runsPanel(), &RunsPanel::openModelRequested, this, &MainWindow::chooseModel);
+  connect(runsPanel(), &RunsPanel::runRequested, this, &MainWindow::runCheckedMethods);
+  // A run that finishes is selected: the document's colouring and the diagnostics follow it.
+  connect(m_runner, &RunController::runFinished, m_context, &StudioContext::selectRun);
+  connect(m_context, &StudioContext::figureExportRequested, this,
+          qOverload<const Figure&>(&MainWindow::exportFigure));
+}
 
-  m_colouring = new AttentionColouring(m_traces, m_document_panel->view(), m_document_panel);
-  m_document_panel->addBar(m_colouring);
-  // A run that finishes on the open document colours it; the choice stays the person's after.
-  connect(m_runner, &RunController::runFinished, this, [this](qint64 id) {
-    m_colouring->refresh();
-    m_colouring->selectRun(id);
-  });
-  connect(m_runs_panel->table()->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-          [this](const QModelIndex& current) {
-            if (current.isValid()) m_colouring->selectRun(m_runs_panel->model()->idAt(current.row()));
-          });
+QDockWidget* MainWindow::dock(const QString& object_name) const {
+  for (QDockWidget* dock : m_docks) {
+    if (dock->objectName() == object_name) return dock;
+  }
+  return nullptr;
+}
+
+DocumentPanel* MainWindow::documentPanel() const {
+  return findChild<DocumentPanel*>();
+}
+AttentionColouring* MainWindow::attentionColouring() const {
+  return findChild<AttentionColouring*>();
+}
+RunsPanel* MainWindow::runsPanel() const {
+  return findChild<RunsPanel*>();
+}
+DiagnosticsPanel* MainWindow::diagnosticsPanel() const {
+  if (auto* shown = findChild<DiagnosticsPanel*>()) return shown;
+  return qobject_cast<DiagnosticsPanel*>(
+      detachedPanel(dock(QStringLiteral("diagnosticsDock"))->widget()));
+}
+ComparisonPanel* MainWindow::comparisonPanel() const {
+  return findChild<ComparisonPanel*>();
+}
+
+std::shared_ptr<const document::Document> MainWindow::currentDocument() const {
+  return m_context->document();
+}
+
+std::shared_ptr<const task::TaskItem> MainWindow::currentItem() const {
+  return m_context->item();
+}
+
+QString MainWindow::modelPath() const {
+  return m_context->modelPath();
 }
 
 void MainWindow::resetLayout() {
   // No central widget: the document is a dock like the others, so any panel can take any place.
-  const auto docks = {m_document_dock, m_runs_dock, m_diagnostics_dock, m_comparison_dock,
-                      m_dilution_dock};
-  for (QDockWidget* dock : docks) {
+  for (QDockWidget* dock : m_docks) {
     dock->setFloating(false);
     removeDockWidget(dock);
   }
-  addDockWidget(Qt::LeftDockWidgetArea, m_document_dock);
-  addDockWidget(Qt::RightDockWidgetArea, m_runs_dock);
-  splitDockWidget(m_runs_dock, m_diagnostics_dock, Qt::Vertical);
-  // Comparison and dilution under the document, as two tabs.
-  splitDockWidget(m_document_dock, m_comparison_dock, Qt::Vertical);
-  tabifyDockWidget(m_comparison_dock, m_dilution_dock);
-  for (QDockWidget* dock : docks) dock->show();
-  m_comparison_dock->raise();
-
   const QSize size = this->size();
-  resizeDocks({m_document_dock, m_runs_dock}, {size.width() * 55 / 100, size.width() * 45 / 100},
-              Qt::Horizontal);
-  resizeDocks({m_runs_dock, m_diagnostics_dock},
-              {size.height() * 55 / 100, size.height() * 45 / 100}, Qt::Vertical);
-  resizeDocks({m_document_dock, m_comparison_dock},
-              {size.height() * 45 / 100, size.height() * 55 / 100}, Qt::Vertical);
+  QList<QDockWidget*> columns;
+  QList<int> widths;
+  std::vector<std::pair<QDockWidget*, QDockWidget*>> stacked;  // (anchor, below it)
+  std::vector<int> stacked_shares;
+  const std::vector<StudioPanel>& panels = studioPanels();
+  for (std::size_t i = 0; i < panels.size(); ++i) {
+    const PanelPlace& place = panels[i].place;
+    QDockWidget* own = m_docks[i];
+    QDockWidget* anchor = place.anchor ? dock(QString::fromLatin1(place.anchor)) : nullptr;
+    switch (place.relation) {
+      case PanelPlace::Relation::Area:
+        addDockWidget(place.area, own);
+        columns.push_back(own);
+        widths.push_back(size.width() * place.share / 100);
+        break;
+      case PanelPlace::Relation::Below:
+        splitDockWidget(anchor, own, Qt::Vertical);
+        stacked.emplace_back(anchor, own);
+        stacked_shares.push_back(place.share);
+        break;
+      case PanelPlace::Relation::TabWith:
+        tabifyDockWidget(anchor, own);
+        break;
+    }
+  }
+  for (QDockWidget* dock : m_docks) dock->show();
+  for (std::size_t i = 0; i < panels.size(); ++i) {
+    if (panels[i].raised) m_docks[i]->raise();
+  }
+  resizeDocks(columns, widths, Qt::Horizontal);
+  for (std::size_t i = 0; i < stacked.size(); ++i) {
+    resizeDocks({stacked[i].first, stacked[i].second},
+                {size.height() * (100 - stacked_shares[i]) / 100,
+                 size.height() * stacked_shares[i] / 100},
+                Qt::Vertical);
+  }
 }
 
 void MainWindow::restoreLayout() {
@@ -236,16 +254,13 @@ void MainWindow::buildMenus() {
   quit->setShortcut(QKeySequence::Quit);
 
   QMenu* view = menuBar()->addMenu(tr("&View"));
-  for (QDockWidget* dock :
-       {m_document_dock, m_runs_dock, m_comparison_dock, m_dilution_dock, m_diagnostics_dock}) {
-    view->addAction(dock->toggleViewAction());
-  }
+  for (QDockWidget* dock : m_docks) view->addAction(dock->toggleViewAction());
   view->addSeparator();
   view->addAction(tr("&Reset layout"), this, &MainWindow::resetLayout);
 
   QMenu* run = menuBar()->addMenu(tr("&Run"));
   QAction* mark = run->addAction(tr("&Mark selection as target"), this,
-                                 [this] { addTarget(m_document_panel->view()->selection()); });
+                                 [this] { addTarget(documentPanel()->view()->selection()); });
   mark->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
   run->addAction(tr("&Clear targets"), this, &MainWindow::clearTargets);
   run->addSeparator();
@@ -298,8 +313,8 @@ QString MainWindow::deviceText() const {
 
 QString MainWindow::modelText() const {
   return tr("model: %1")
-      .arg(m_model_path.isEmpty() ? tr("none")
-                                  : QFileInfo(QDir::cleanPath(m_model_path)).fileName());
+      .arg(modelPath().isEmpty() ? tr("none")
+                                 : QFileInfo(QDir::cleanPath(modelPath())).fileName());
 }
 
 void MainWindow::openDocument(const QString& path) {
@@ -335,17 +350,13 @@ void MainWindow::onLoaded(quint64, std::shared_ptr<const document::Document> doc
   m_loading_label->hide();
   m_progress->hide();
   m_cancel->hide();
-  m_document = document;
-  m_item = item;
-  m_document_panel->setDocument(document);
+  m_context->setDocument(document, item);
   clearTargets();
-  m_diagnostics_panel->setDocument(document);
-  m_colouring->setDocument(document);
-  if (m_item) {
+  if (item) {
     // The item's evidence becomes the targets (code points in the context, bytes in the view).
-    m_runs_panel->questionEdit()->setText(QString::fromStdString(m_item->question));
-    const utf8::OffsetMap offsets(m_document->text());
-    for (const Span& chars : m_item->targets) {
+    runsPanel()->questionEdit()->setText(QString::fromStdString(m_context->item()->question));
+    const utf8::OffsetMap offsets(m_context->document()->text());
+    for (const Span& chars : m_context->item()->targets) {
       addTarget({static_cast<std::int64_t>(offsets.byteOf(static_cast<std::size_t>(chars.start))),
                  static_cast<std::int64_t>(offsets.byteOf(static_cast<std::size_t>(chars.end)))});
     }
@@ -355,10 +366,10 @@ void MainWindow::onLoaded(quint64, std::shared_ptr<const document::Document> doc
   m_recent.add({m_loading_repository ? RecentEntry::Kind::Repository : RecentEntry::Kind::Document,
                 QFileInfo(path).absoluteFilePath()});
   statusBar()->showMessage(
-      m_item ? tr("Opened the %1 item %2: %3")
-                   .arg(QString::fromStdString(m_item->task), QFileInfo(path).fileName(),
-                        m_document_panel->summary())
-             : tr("Opened %1").arg(m_document_panel->summary()),
+      m_context->item() ? tr("Opened the %1 item %2: %3")
+                   .arg(QString::fromStdString(m_context->item()->task), QFileInfo(path).fileName(),
+                        documentPanel()->summary())
+             : tr("Opened %1").arg(documentPanel()->summary()),
       8000);
   emit documentLoaded(path);
 }
@@ -458,12 +469,12 @@ bool MainWindow::setModelPath(const QString& path) {
               tr("%1: no such folder (a model is a folder with config.json)").arg(path));
     return false;
   }
-  m_model_path = path.isEmpty() ? QString() : QFileInfo(path).absoluteFilePath();
+  const QString model = path.isEmpty() ? QString() : QFileInfo(path).absoluteFilePath();
+  m_context->setModelPath(model);
   m_model_label->setText(modelText());
-  m_model_label->setToolTip(m_model_path);
-  m_runs_panel->setModelPath(m_model_path);
-  if (!m_model_path.isEmpty()) m_recent.add({RecentEntry::Kind::Model, m_model_path});
-  emit modelChanged(m_model_path);
+  m_model_label->setToolTip(model);
+  if (!model.isEmpty()) m_recent.add({RecentEntry::Kind::Model, model});
+  emit modelChanged(model);
   return true;
 }
 
@@ -558,29 +569,29 @@ void MainWindow::chooseModel() {
 }
 
 void MainWindow::addTarget(Span bytes) {
-  if (!m_document || bytes.size() == 0) {
+  if (!m_context->document() || bytes.size() == 0) {
     statusBar()->showMessage(tr("Select the evidence in the document first"), 6000);
     return;
   }
   m_targets.push_back(bytes);
   std::sort(m_targets.begin(), m_targets.end(),
             [](const Span& a, const Span& b) { return a.start < b.start; });
-  m_document_panel->view()->setHighlights(m_targets, QColor(230, 120, 0));
+  documentPanel()->view()->setHighlights(m_targets, QColor(230, 120, 0));
   statusBar()->showMessage(tr("%n target span(s)", nullptr, static_cast<int>(m_targets.size())),
                            6000);
 }
 
 void MainWindow::clearTargets() {
   m_targets.clear();
-  m_document_panel->view()->setHighlights({}, QColor(230, 120, 0));
+  documentPanel()->view()->setHighlights({}, QColor(230, 120, 0));
 }
 
 engine::RunSpec MainWindow::baseSpec(QString& missing) const {
-  if (!m_document)
+  if (!m_context->document())
     missing = tr("open a document");
-  else if (m_model_path.isEmpty())
+  else if (modelPath().isEmpty())
     missing = tr("open a model folder");
-  else if (m_runs_panel->questionEdit()->text().trimmed().isEmpty())
+  else if (runsPanel()->questionEdit()->text().trimmed().isEmpty())
     missing = tr("ask a question");
   else if (m_session->isOpen() && !m_session->writable())
     missing = tr("open a session runs can be added to (this one is %1)")
@@ -588,15 +599,15 @@ engine::RunSpec MainWindow::baseSpec(QString& missing) const {
   if (!missing.isEmpty()) return {};
   // An item brings its task description, answers, scorer and answer length; what the window
   // shows (the document, the question as edited, the targets as marked) is what runs.
-  engine::RunSpec base = m_item ? engine::specFromItem(*m_item) : engine::RunSpec();
-  base.model_path = m_model_path.toStdString();
+  engine::RunSpec base = m_context->item() ? engine::specFromItem(*m_context->item()) : engine::RunSpec();
+  base.model_path = modelPath().toStdString();
   base.device = m_device.toStdString();
-  base.document_source = m_document->sourcePath();
-  base.document_text = m_document->text();
+  base.document_source = m_context->document()->sourcePath();
+  base.document_text = m_context->document()->text();
   base.target_chars.clear();
-  base.question = m_runs_panel->questionEdit()->text().trimmed().toStdString();
+  base.question = runsPanel()->questionEdit()->text().trimmed().toStdString();
   // The document view selects bytes; a RunSpec's targets count code points.
-  const utf8::OffsetMap offsets(m_document->text());
+  const utf8::OffsetMap offsets(m_context->document()->text());
   for (const Span& bytes : m_targets) {
     base.target_chars.push_back({static_cast<std::int64_t>(offsets.charOf(bytes.start)),
                                  static_cast<std::int64_t>(offsets.charOf(bytes.end))});
@@ -621,12 +632,12 @@ int MainWindow::queueSpecs(std::vector<engine::RunSpec> specs) {
 int MainWindow::runCheckedMethods() {
   QString missing;
   const engine::RunSpec base = baseSpec(missing);
-  if (missing.isEmpty() && m_runs_panel->checkedMethods().empty()) missing = tr("tick a method");
+  if (missing.isEmpty() && runsPanel()->checkedMethods().empty()) missing = tr("tick a method");
   if (!missing.isEmpty()) {
     statusBar()->showMessage(tr("To run: %1").arg(missing), 8000);
     return 0;
   }
-  return queueSpecs(m_runs_panel->buildSpecs(base));
+  return queueSpecs(runsPanel()->buildSpecs(base));
 }
 
 int MainWindow::queueRuns(const std::vector<ScriptedRun>& runs) {
@@ -637,7 +648,7 @@ int MainWindow::queueRuns(const std::vector<ScriptedRun>& runs) {
     return 0;
   }
   std::vector<engine::RunSpec> specs;
-  for (const ScriptedRun& run : runs) specs.push_back(m_runs_panel->buildSpec(base, run.method, run.params));
+  for (const ScriptedRun& run : runs) specs.push_back(runsPanel()->buildSpec(base, run.method, run.params));
   return queueSpecs(std::move(specs));
 }
 
@@ -650,7 +661,6 @@ int MainWindow::loadSessionRuns() {
       m_traces->setTrace(loadRunTrace(reader, run.id));
       ++loaded;
     }
-    m_colouring->refresh();
     return loaded;
   } catch (const Error& error) {
     showError(tr("Cannot read the session"), QString::fromUtf8(error.what()));
@@ -660,7 +670,7 @@ int MainWindow::loadSessionRuns() {
 
 void MainWindow::exportFigure(const std::string& name) {
   const std::vector<const RunTrace*> runs =
-      name.rfind("dilution_", 0) == 0 ? m_traces->all() : m_comparison_panel->chartedRuns();
+      name.rfind("dilution_", 0) == 0 ? m_traces->all() : comparisonPanel()->chartedRuns();
   exportFigure(makeRunFigure(name, runs));
 }
 
@@ -675,71 +685,6 @@ void MainWindow::exportFigure(const Figure& figure) {
   } catch (const Error& error) {
     showError(tr("Cannot export the figure"), QString::fromUtf8(error.what()));
   }
-}
-
-// The diagnostics grid shows the newest run that has a probe of the answer query.
-void MainWindow::showLatestHeadGrid() {
-  const std::vector<const RunTrace*> runs = m_traces->all();
-  for (auto it = runs.rbegin(); it != runs.rend(); ++it) {
-    const Figure figure = makeRunFigure("head_mass", {*it});
-    if (!figure.isHeatmap()) continue;
-    HeadGrid grid;
-    grid.layers = figure.heatmap.rows;
-    grid.heads = figure.heatmap.columns;
-    grid.values = figure.heatmap.values;
-    grid.title = "Target mass per head (answer query after the prefill), " + (*it)->label();
-    m_diagnostics_panel->setHeadGrid(std::move(grid));
-    if (m_grid_run != (*it)->id) m_diagnostics_panel->clearStrip();
-    m_grid_run = (*it)->id;
-    return;
-  }
-}
-
-void MainWindow::inspectHead(int layer, int head) {
-  const RunTrace* run = m_traces->find(m_grid_run);
-  if (!run) return;
-  AttentionStrip strip = answerAttentionStrip(*run, layer, head);
-  if (strip.rows.empty()) {
-    statusBar()->showMessage(tr("%1 kept no attention over the document")
-                                 .arg(QString::fromStdString(run->label())), 6000);
-    return;
-  }
-  const auto tokens = static_cast<qint64>(strip.tokens.size());
-  m_diagnostics_panel->setStrip(std::move(strip));
-  requestWindow(layer, head, 0, tokens, false);
-}
-
-void MainWindow::requestWindow(int layer, int head, qint64 first_key, qint64 end_key,
-                               bool document_queries) {
-  const RunTrace* run = m_traces->find(m_grid_run);
-  if (!run) return;
-  const WindowScope scope{layer, head, first_key, end_key, document_queries};
-  engine::AttentionWindowRequest request;
-  try {
-    request = attentionWindowRequest(*run, scope);
-  } catch (const Error& error) {
-    m_diagnostics_panel->setQueryKeyWindowMessage(std::string("No query × key window: ") +
-                                                  error.what());
-    return;
-  }
-  m_diagnostics_panel->setQueryKeyWindowMessage(
-      "Computing the query × key window of layer " + std::to_string(layer) + " · head " +
-      std::to_string(head) + ": replaying " + run->label() +
-      (request.phases.size() > 1 ? " (its prefill and qTTT steps)" : " (its prefill)") +
-      " after the runs queued before it…");
-  const std::int64_t run_id = run->id;
-  m_runner->replayWindow(run->spec, request,
-                         [this, run_id, scope](const engine::AttentionWindows& windows,
-                                               const std::string& error) {
-                           const RunTrace* replayed = m_traces->find(run_id);
-                           if (!error.empty() || !replayed) {
-                             m_diagnostics_panel->setQueryKeyWindowMessage(
-                                 "No query × key window: " + (error.empty() ? "the run is gone" : error));
-                             return;
-                           }
-                           m_diagnostics_panel->setQueryKeyWindow(
-                               attentionWindowData(*replayed, scope, windows));
-                         });
 }
 
 }  // namespace studio::views

@@ -1,8 +1,10 @@
 #pragma once
-// The studio's window (RenderDoc-style): every panel is a dock (document, runs, diagnostics) that
-// can be moved, floated or hidden; the layout and the window geometry are saved with QSettings
-// on close and restored on the next start. Documents load off the UI thread through a
-// DocumentLoader, with progress and a Cancel button in the status bar.
+// The studio's window (RenderDoc-style): every panel listed in studio_panels.cpp is a dock that can
+// be moved, floated or hidden; the View menu and Reset layout come from that list, and the layout
+// and the window geometry are saved with QSettings on close and restored on the next start. The
+// panels observe one StudioContext (document, runs, selection); the window itself loads documents
+// off the UI thread (DocumentLoader, with progress and a Cancel button in the status bar), keeps
+// the session runs are recorded into, and queues runs from the runs panel's form.
 
 #include <QMainWindow>
 
@@ -31,12 +33,12 @@ namespace studio::views {
 class AttentionColouring;
 class ComparisonPanel;
 class DiagnosticsPanel;
-class DilutionPanel;
 class DocumentLoader;
 class DocumentPanel;
 class RunController;
 class RunTraces;
 class RunsPanel;
+class StudioContext;
 class StudioSession;
 
 // A run asked for on the command line (`studio --run METHOD:k=v,...`).
@@ -55,7 +57,7 @@ class MainWindow : public QMainWindow {
   Q_OBJECT
  public:
   // Bump when the docks change so that an old saved layout is not applied to new panels.
-  static constexpr int kLayoutVersion = 2;
+  static constexpr int kLayoutVersion = 3;
 
   explicit MainWindow(MainWindowOptions options = {}, QWidget* parent = nullptr);
   ~MainWindow() override;
@@ -96,34 +98,29 @@ class MainWindow : public QMainWindow {
   int loadSessionRuns();
 
   bool isLoading() const;
-  std::shared_ptr<const document::Document> currentDocument() const { return m_document; }
+  std::shared_ptr<const document::Document> currentDocument() const;
   // The task item the open document came from, or null.
-  std::shared_ptr<const task::TaskItem> currentItem() const { return m_item; }
-  QString modelPath() const { return m_model_path; }
+  std::shared_ptr<const task::TaskItem> currentItem() const;
+  QString modelPath() const;
   QString sessionPath() const;
   const RecentFiles& recentFiles() const { return m_recent; }
 
-  DocumentPanel* documentPanel() const { return m_document_panel; }
-  AttentionColouring* attentionColouring() const { return m_colouring; }
-  RunsPanel* runsPanel() const { return m_runs_panel; }
-  DiagnosticsPanel* diagnosticsPanel() const { return m_diagnostics_panel; }
-  ComparisonPanel* comparisonPanel() const { return m_comparison_panel; }
-  DilutionPanel* dilutionPanel() const { return m_dilution_panel; }
+  // The panels the window works with (found among its children, made by studio_panels.cpp).
+  DocumentPanel* documentPanel() const;
+  AttentionColouring* attentionColouring() const;
+  RunsPanel* runsPanel() const;
+  DiagnosticsPanel* diagnosticsPanel() const;
+  ComparisonPanel* comparisonPanel() const;
+  StudioContext* context() const { return m_context; }
   RunTraces* traces() const { return m_traces; }
   RunController* runController() const { return m_runner; }
-  QDockWidget* documentDock() const { return m_document_dock; }
-  QDockWidget* runsDock() const { return m_runs_dock; }
-  QDockWidget* diagnosticsDock() const { return m_diagnostics_dock; }
-  QDockWidget* comparisonDock() const { return m_comparison_dock; }
-  QDockWidget* dilutionDock() const { return m_dilution_dock; }
+  // The dock of a panel in studio_panels.cpp by its object name ("runsDock"), or null.
+  QDockWidget* dock(const QString& object_name) const;
   QString deviceText() const;
   QString modelText() const;
 
   void resetLayout();
   void saveLayout();
-  // Opens the inspector of (layer, head) for the run the head grid shows (as clicking that cell
-  // of the grid does): its strip at once, its query × key window when the replay is done.
-  void inspectHead(int layer, int head);
 
  signals:
   void documentLoaded(const QString& path);
@@ -162,33 +159,15 @@ class MainWindow : public QMainWindow {
   // Asks where, then writes the figure (SVG, PDF or PNG by the file's suffix).
   void exportFigure(const std::string& name);
   void exportFigure(const Figure& figure);
-  void showLatestHeadGrid();
-  // Asks the engine for the inspected head's query × key window over document tokens
-  // [first_key, end_key) (attention_window.h): the question's and answer's queries, or the
-  // document's own. The panel says what is computed until the window arrives.
-  void requestWindow(int layer, int head, qint64 first_key, qint64 end_key, bool document_queries);
 
   MainWindowOptions m_options;
   DocumentLoader* m_loader = nullptr;
-  DocumentPanel* m_document_panel = nullptr;
-  AttentionColouring* m_colouring = nullptr;
-  RunsPanel* m_runs_panel = nullptr;
-  DiagnosticsPanel* m_diagnostics_panel = nullptr;
-  // Owns the diagnostics panel when it cannot be shown (no OpenGL): it keeps its state for
-  // whoever asks, and the dock explains why it is empty.
-  std::unique_ptr<DiagnosticsPanel> m_detached_diagnostics;
-  QDockWidget* m_document_dock = nullptr;
-  QDockWidget* m_runs_dock = nullptr;
-  QDockWidget* m_diagnostics_dock = nullptr;
-  ComparisonPanel* m_comparison_panel = nullptr;
-  DilutionPanel* m_dilution_panel = nullptr;
-  QDockWidget* m_comparison_dock = nullptr;
-  QDockWidget* m_dilution_dock = nullptr;
+  std::vector<QDockWidget*> m_docks;  // in studioPanels() order
   RunTraces* m_traces = nullptr;
   StudioSession* m_session = nullptr;
   RunController* m_runner = nullptr;
+  StudioContext* m_context = nullptr;
   std::vector<Span> m_targets;
-  std::int64_t m_grid_run = 0;  // the run whose head grid the diagnostics panel shows
   QMenu* m_recent_menu = nullptr;
   QLabel* m_loading_label = nullptr;
   QProgressBar* m_progress = nullptr;
@@ -197,11 +176,8 @@ class MainWindow : public QMainWindow {
   QLabel* m_device_label = nullptr;
   QLabel* m_model_label = nullptr;
 
-  std::shared_ptr<const document::Document> m_document;
-  std::shared_ptr<const task::TaskItem> m_item;
   QString m_loading_path;
   bool m_loading_repository = false;
-  QString m_model_path;
   QString m_device;
   RecentFiles m_recent;
 };

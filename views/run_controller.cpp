@@ -107,19 +107,26 @@ std::int64_t RunController::submit(engine::RunSpec spec) {
 
 void RunController::replayWindow(engine::RunSpec spec,
                                  const engine::AttentionWindowRequest& request, WindowDone done) {
-  if (m_window_replay) m_engine->cancel(m_window_replay);
-  const std::uint64_t generation = ++m_window_generation;
+  const std::string tag = "attention_window";
+  const JobTracker::Ticket ticket = m_requests.start(tag);
   auto sink = std::make_shared<engine::AttentionWindowSink>(
-      request, [this, generation, done](engine::AttentionWindows windows, std::string error) {
+      request, [this, tag, ticket, done](engine::AttentionWindows windows, std::string error) {
         // On the engine thread: hand the windows over to the controller's.
         QMetaObject::invokeMethod(
             this,
-            [this, generation, done, windows = std::move(windows), error = std::move(error)] {
-              if (generation == m_window_generation) done(windows, error);
+            [this, tag, ticket, done, windows = std::move(windows), error = std::move(error)] {
+              if (m_requests.finish(tag, ticket)) done(windows, error);
             },
             Qt::QueuedConnection);
       });
-  m_window_replay = m_engine->submit(std::move(spec), std::move(sink));
+  submitTagged(tag, std::move(spec), std::move(sink));
+}
+
+void RunController::submitTagged(const std::string& tag, engine::RunSpec spec,
+                                 std::shared_ptr<engine::EventSink> sink) {
+  const auto previous = m_request_engine_ids.find(tag);
+  if (previous != m_request_engine_ids.end()) m_engine->cancel(previous->second);
+  m_request_engine_ids[tag] = m_engine->submit(std::move(spec), std::move(sink));
 }
 
 void RunController::cancel(std::int64_t id) {

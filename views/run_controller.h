@@ -14,11 +14,13 @@
 #include <string>
 
 #include "core/engine/run_spec.h"
+#include "views/job_tracker.h"
 
 namespace studio::engine {
 class Engine;
 struct AttentionWindowRequest;
 struct AttentionWindows;
+class EventSink;
 }
 
 namespace studio::views {
@@ -45,7 +47,8 @@ class RunController : public QObject {
 
   // Replays `spec` on the engine thread for a query × key window (core/engine/attention_window.h)
   // and calls `done` on this thread with the windows, or with why there are none. It is not a
-  // run: no trace, no session row. A newer request cancels an older one, whose `done` is dropped.
+  // run: no trace, no session row. It is a request of the tag "attention_window": a newer one
+  // cancels it in the engine (queued or running) and its `done` is dropped.
   using WindowDone = std::function<void(const engine::AttentionWindows&, const std::string& error)>;
   void replayWindow(engine::RunSpec spec, const engine::AttentionWindowRequest& request,
                     WindowDone done);
@@ -58,6 +61,10 @@ class RunController : public QObject {
  private:
   class Sink;
   void finished(std::int64_t id);
+  // Submits `spec` into `sink` as the tag's current request, cancelling the tag's previous one in
+  // the engine (queued or running); the sink delivers only while m_requests says it is current.
+  void submitTagged(const std::string& tag, engine::RunSpec spec,
+                    std::shared_ptr<engine::EventSink> sink);
 
   RunTraces* m_traces;
   StudioSession* m_session;
@@ -65,8 +72,8 @@ class RunController : public QObject {
   std::int64_t m_next_ticket = 1;
   std::map<std::int64_t, std::uint64_t> m_engine_ids;  // ticket → engine run id, until finished
   int m_pending = 0;
-  std::uint64_t m_window_replay = 0;  // the engine's id of the latest window replay
-  std::uint64_t m_window_generation = 0;
+  JobTracker m_requests;
+  std::map<std::string, std::uint64_t> m_request_engine_ids;  // tag → engine id of its request
 };
 
 }  // namespace studio::views

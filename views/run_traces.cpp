@@ -48,6 +48,7 @@ void RunTraces::setTrace(RunTrace trace) {
 
 void RunTraces::clear() {
   m_traces.clear();
+  emit cleared();
   scheduleChanged();
 }
 

@@ -39,6 +39,8 @@ class RunTraces : public QObject {
   void changed();
   // Right away when a run is added or finishes (tables insert rows).
   void runUpdated(qint64 id);
+  // Right away when every trace was dropped (another session opened).
+  void cleared();
 
  private:
   void scheduleChanged();

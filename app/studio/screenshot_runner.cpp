@@ -54,7 +54,7 @@ void ScreenshotRunner::poll() {
       return;
     }
     m_inspected = true;
-    m_window->inspectHead(m_inspect->first, m_inspect->second);
+    m_window->diagnosticsPanel()->inspectHead(m_inspect->first, m_inspect->second);
     if (panel->strip().empty()) {
       fail(QStringLiteral("--inspect: the run kept no attention for layer %1, head %2")
                .arg(m_inspect->first)

@@ -255,8 +255,8 @@ TEST_CASE("window geometry, dock layout and recent files survive a restart", "[g
     QSignalSpy loaded(&first, &MainWindow::documentLoaded);
     first.openDocument(fixture("crlf.txt"));
     REQUIRE(loaded.wait(10000));
-    first.runsDock()->hide();
-    first.addDockWidget(Qt::RightDockWidgetArea, first.documentDock());
+    first.dock(QStringLiteral("runsDock"))->hide();
+    first.addDockWidget(Qt::RightDockWidgetArea, first.dock(QStringLiteral("documentDock")));
     const bool sized = waitUntil([&] { return first.size() == QSize(1100, 720); }, 3000);
     INFO("size " << first.size().width() << "x" << first.size().height() << ", minimum "
                  << first.minimumSizeHint().width() << "x" << first.minimumSizeHint().height());
@@ -267,17 +267,17 @@ TEST_CASE("window geometry, dock layout and recent files survive a restart", "[g
   MainWindow second;
   second.show();
   CHECK(second.size() == saved_size);
-  CHECK(second.runsDock()->isHidden());
-  CHECK_FALSE(second.diagnosticsDock()->isHidden());
-  CHECK(second.dockWidgetArea(second.documentDock()) == Qt::RightDockWidgetArea);
+  CHECK(second.dock(QStringLiteral("runsDock"))->isHidden());
+  CHECK_FALSE(second.dock(QStringLiteral("diagnosticsDock"))->isHidden());
+  CHECK(second.dockWidgetArea(second.dock(QStringLiteral("documentDock"))) == Qt::RightDockWidgetArea);
   REQUIRE_FALSE(second.recentFiles().entries().isEmpty());
   CHECK(second.recentFiles().entries().first().path.endsWith(QStringLiteral("crlf.txt")));
 
   // Reset layout brings the default arrangement back.
   second.resetLayout();
-  CHECK_FALSE(second.runsDock()->isHidden());
-  CHECK(second.dockWidgetArea(second.documentDock()) == Qt::LeftDockWidgetArea);
-  CHECK(second.dockWidgetArea(second.runsDock()) == Qt::RightDockWidgetArea);
+  CHECK_FALSE(second.dock(QStringLiteral("runsDock"))->isHidden());
+  CHECK(second.dockWidgetArea(second.dock(QStringLiteral("documentDock"))) == Qt::LeftDockWidgetArea);
+  CHECK(second.dockWidgetArea(second.dock(QStringLiteral("runsDock"))) == Qt::RightDockWidgetArea);
   second.close();
   studio::testing::clearSettings();
 }
@@ -287,12 +287,12 @@ TEST_CASE("a window told not to restore ignores the saved layout", "[gui]") {
   {
     MainWindow first;
     first.show();
-    first.diagnosticsDock()->hide();
+    first.dock(QStringLiteral("diagnosticsDock"))->hide();
     first.close();
   }
   MainWindow isolated(isolatedWindow());
   isolated.show();
-  CHECK_FALSE(isolated.diagnosticsDock()->isHidden());
+  CHECK_FALSE(isolated.dock(QStringLiteral("diagnosticsDock"))->isHidden());
   studio::testing::clearSettings();
 }
 

@@ -113,7 +113,7 @@ TEST_CASE("runs of in_context and a short qttt on the demo document fill the com
   const Figure& layers = comparison.chart("mass_per_layer")->figure();
   CHECK(layers.series.size() == 3);  // in_context before; qttt before and after
   CHECK(layers.series[0].xs.size() == 2);
-  CHECK(window.dilutionPanel()->massChart()->figure().hasData());
+  CHECK(window.findChild<DilutionPanel*>()->massChart()->figure().hasData());
   CHECK(window.diagnosticsPanel()->headGrid().grid().layers == 2);
   CHECK(window.diagnosticsPanel()->headGrid().grid().heads == 4);
 
@@ -191,15 +191,15 @@ TEST_CASE("runs of in_context and a short qttt on the demo document fill the com
       {QStringLiteral("window"), &window},
       {QStringLiteral("runs"), window.runsPanel()},
       {QStringLiteral("comparison"), window.comparisonPanel()},
-      {QStringLiteral("dilution"), window.dilutionPanel()},
+      {QStringLiteral("dilution"), window.findChild<DilutionPanel*>()},
       {QStringLiteral("document"), window.documentPanel()}};
   if (ImGuiWidget::openGlAvailable()) {  // the grid, the strip and the query × key window
     diagnostics.resize(900, 1000);
     REQUIRE(diagnostics.grab().save(folder + QStringLiteral("/diagnostics.png")));
   }
-  window.dilutionDock()->raise();
+  window.dock(QStringLiteral("dilutionDock"))->raise();
   for (const auto& [name, widget] : panels) {
-    if (widget == window.dilutionPanel()) widget->resize(1200, 500);
+    if (widget == window.findChild<DilutionPanel*>()) widget->resize(1200, 500);
     const QString path = folder + QLatin1Char('/') + name + QStringLiteral(".png");
     REQUIRE(widget->grab().save(path));
     CHECK(QImage(path).width() > 100);

@@ -1,0 +1,96 @@
+// DiagnosticsPanel's head inspection, when attached to the window's StudioContext.
+
+#include "core/common/error.h"
+#include "core/engine/attention_window.h"
+#include "views/diagnostics_panel.h"
+#include "views/run_controller.h"
+#include "views/run_traces.h"
+#include "views/studio_context.h"
+
+namespace studio::views {
+
+void DiagnosticsPanel::attach(StudioContext& context) {
+  m_context = &context;
+  connect(&context, &StudioContext::documentChanged, this,
+          [this] { setDocument(m_context->document()); });
+  connect(context.traces(), &RunTraces::changed, this, &DiagnosticsPanel::showHeadGrid);
+  connect(&context, &StudioContext::selectedRunChanged, this, &DiagnosticsPanel::showHeadGrid);
+  connect(this, &DiagnosticsPanel::headClicked, this, &DiagnosticsPanel::inspectHead);
+  connect(this, &DiagnosticsPanel::queryKeyWindowRequested, this,
+          &DiagnosticsPanel::requestWindow);
+  connect(this, &DiagnosticsPanel::queryKeyWindowExportRequested, this,
+          [this] { m_context->exportFigure(m_window.figure()); });
+}
+
+void DiagnosticsPanel::showHeadGrid() {
+  if (!m_context) return;
+  const RunTraces& traces = *m_context->traces();
+  const RunTrace* selected = traces.find(m_context->selectedRun());
+  if (selected && showHeadGridOf(*selected)) return;
+  const std::vector<const RunTrace*> runs = traces.all();
+  for (auto it = runs.rbegin(); it != runs.rend(); ++it) {
+    if (showHeadGridOf(**it)) return;
+  }
+}
+
+bool DiagnosticsPanel::showHeadGridOf(const RunTrace& run) {
+  const Figure figure = makeRunFigure("head_mass", {&run});
+  if (!figure.isHeatmap()) return false;
+  HeadGrid grid;
+  grid.layers = figure.heatmap.rows;
+  grid.heads = figure.heatmap.columns;
+  grid.values = figure.heatmap.values;
+  grid.title = "Target mass per head (answer query after the prefill), " + run.label();
+  setHeadGrid(std::move(grid));
+  if (m_grid_run != run.id) clearStrip();
+  m_grid_run = run.id;
+  return true;
+}
+
+void DiagnosticsPanel::inspectHead(int layer, int head) {
+  if (!m_context) return;
+  const RunTrace* run = m_context->traces()->find(m_grid_run);
+  if (!run) return;
+  AttentionStrip strip = answerAttentionStrip(*run, layer, head);
+  if (strip.rows.empty()) {
+    setQueryKeyWindowMessage(run->label() + " kept no attention over the document");
+    return;
+  }
+  const auto tokens = static_cast<qint64>(strip.tokens.size());
+  setStrip(std::move(strip));
+  requestWindow(layer, head, 0, tokens, false);
+}
+
+void DiagnosticsPanel::requestWindow(int layer, int head, qint64 first_key, qint64 end_key,
+                                     bool document_queries) {
+  if (!m_context) return;
+  const RunTrace* run = m_context->traces()->find(m_grid_run);
+  if (!run) return;
+  const WindowScope scope{layer, head, first_key, end_key, document_queries};
+  engine::AttentionWindowRequest request;
+  try {
+    request = attentionWindowRequest(*run, scope);
+  } catch (const Error& error) {
+    setQueryKeyWindowMessage(std::string("No query × key window: ") + error.what());
+    return;
+  }
+  setQueryKeyWindowMessage("Computing the query × key window of layer " + std::to_string(layer) +
+                           " · head " + std::to_string(head) + ": replaying " + run->label() +
+                           (request.phases.size() > 1 ? " (its prefill and qTTT steps)"
+                                                      : " (its prefill)") +
+                           " after the runs queued before it…");
+  const std::int64_t run_id = run->id;
+  m_context->runner()->replayWindow(
+      run->spec, request,
+      [this, run_id, scope](const engine::AttentionWindows& windows, const std::string& error) {
+        const RunTrace* replayed = m_context->traces()->find(run_id);
+        if (!error.empty() || !replayed) {
+          setQueryKeyWindowMessage("No query × key window: " +
+                                   (error.empty() ? std::string("the run is gone") : error));
+          return;
+        }
+        setQueryKeyWindow(attentionWindowData(*replayed, scope, windows));
+      });
+}
+
+}  // namespace studio::views

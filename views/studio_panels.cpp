@@ -1,0 +1,131 @@
+#include "views/studio_panels.h"
+
+#include <QCoreApplication>
+#include <QGuiApplication>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include "core/common/utf8.h"
+#include "views/attention_colouring.h"
+#include "views/comparison_panel.h"
+#include "views/diagnostics_panel.h"
+#include "views/dilution_panel.h"
+#include "views/document_panel.h"
+#include "views/document_view.h"
+#include "views/imgui_widget.h"
+#include "views/run_controller.h"
+#include "views/run_traces.h"
+#include "views/runs_panel.h"
+#include "views/runs_table_model.h"
+#include "views/studio_context.h"
+
+namespace studio::views {
+
+namespace {
+
+using Relation = PanelPlace::Relation;
+
+const char* const kDetachedPanel = "studioDetachedPanel";
+
+// The document with the attention-colouring bar under it; it scrolls to what panels reveal.
+QWidget* makeDocumentPanel(StudioContext& context, QWidget* parent) {
+  auto* panel = new DocumentPanel(parent);
+  auto* colouring = new AttentionColouring(context.traces(), panel->view(), panel);
+  panel->addBar(colouring);
+  QObject::connect(&context, &StudioContext::documentChanged, panel, [&context, panel, colouring] {
+    panel->setDocument(context.document());
+    colouring->setDocument(context.document());
+  });
+  QObject::connect(context.traces(), &RunTraces::runUpdated, colouring,
+                   [colouring] { colouring->refresh(); });
+  QObject::connect(context.traces(), &RunTraces::cleared, colouring,
+                   [colouring] { colouring->refresh(); });
+  // A run selected (or just finished) colours the document; the choice stays the person's after.
+  QObject::connect(&context, &StudioContext::selectedRunChanged, colouring,
+                   [colouring](qint64 id) { colouring->selectRun(id); });
+  QObject::connect(&context, &StudioContext::revealRequested, panel, [&context, panel](Span chars) {
+    if (!context.document()) return;
+    const utf8::OffsetMap offsets(context.document()->text());
+    const auto byte = [&](std::int64_t c) {
+      return static_cast<std::int64_t>(offsets.byteOf(static_cast<std::size_t>(std::max<std::int64_t>(0, c))));
+    };
+    panel->view()->reveal({byte(chars.start), byte(chars.end)});
+  });
+  return panel;
+}
+
+QWidget* makeRunsPanel(StudioContext& context, QWidget* parent) {
+  auto* panel = new RunsPanel(parent);
+  panel->setTraces(context.traces());
+  QObject::connect(&context, &StudioContext::modelChanged, panel,
+                   [&context, panel] { panel->setModelPath(context.modelPath()); });
+  QObject::connect(panel, &RunsPanel::cancelRequested, context.runner(), &RunController::cancelAll);
+  QObject::connect(context.runner(), &RunController::pendingChanged, panel, &RunsPanel::setPending);
+  QObject::connect(panel->table()->selectionModel(), &QItemSelectionModel::currentRowChanged,
+                   &context, [&context, panel](const QModelIndex& current) {
+                     if (current.isValid()) context.selectRun(panel->model()->idAt(current.row()));
+                   });
+  return panel;
+}
+
+// Dear ImGui needs OpenGL; without it the dock says why, and the panel (never shown) still keeps
+// its state for whoever asks.
+QWidget* makeDiagnosticsPanel(StudioContext& context, QWidget* parent) {
+  if (ImGuiWidget::openGlAvailable()) {
+    auto* panel = new DiagnosticsPanel(parent);
+    panel->attach(context);
+    return panel;
+  }
+  auto* label = new QLabel(QCoreApplication::translate(
+                               "StudioPanels",
+                               "The diagnostics panel draws with OpenGL, and no OpenGL context "
+                               "can be created here (Qt platform \"%1\").")
+                               .arg(QGuiApplication::platformName()),
+                           parent);
+  label->setWordWrap(true);
+  label->setAlignment(Qt::AlignCenter);
+  label->setMargin(16);
+  // Parentless: a QOpenGLWidget anywhere under the window makes Qt composite the window with
+  // OpenGL, which is what cannot be had here. Deleted with the label.
+  auto* detached = new DiagnosticsPanel();
+  detached->attach(context);
+  label->setProperty(kDetachedPanel, QVariant::fromValue<QObject*>(detached));
+  QObject::connect(label, &QObject::destroyed, [detached] { delete detached; });
+  return label;
+}
+
+}  // namespace
+
+const std::vector<StudioPanel>& studioPanels() {
+  static const std::vector<StudioPanel> panels = {
+      {"documentDock", QT_TRANSLATE_NOOP("StudioPanels", "Document"),
+       {Relation::Area, Qt::LeftDockWidgetArea, nullptr, 55}, false, makeDocumentPanel},
+      {"runsDock", QT_TRANSLATE_NOOP("StudioPanels", "Runs"),
+       {Relation::Area, Qt::RightDockWidgetArea, nullptr, 45}, false, makeRunsPanel},
+      {"diagnosticsDock", QT_TRANSLATE_NOOP("StudioPanels", "Diagnostics"),
+       {Relation::Below, Qt::RightDockWidgetArea, "runsDock", 45}, false, makeDiagnosticsPanel},
+      {"comparisonDock", QT_TRANSLATE_NOOP("StudioPanels", "Comparison"),
+       {Relation::Below, Qt::LeftDockWidgetArea, "documentDock", 55}, true,
+       [](StudioContext& context, QWidget* parent) -> QWidget* {
+         return new ComparisonPanel(context.traces(), parent);
+       }},
+      {"dilutionDock", QT_TRANSLATE_NOOP("StudioPanels", "Dilution"),
+       {Relation::TabWith, Qt::LeftDockWidgetArea, "comparisonDock", 0}, false,
+       [](StudioContext& context, QWidget* parent) -> QWidget* {
+         return new DilutionPanel(context.traces(), parent);
+       }},
+  };
+  return panels;
+}
+
+QObject* detachedPanel(const QWidget* content) {
+  return content ? content->property(kDetachedPanel).value<QObject*>() : nullptr;
+}
+
+QString panelTitle(const StudioPanel& panel) {
+  return QCoreApplication::translate("StudioPanels", panel.title);
+}
+
+}  // namespace studio::views
