@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <map>
 #include <set>
 
+#include "analysis/fast_weight_figures.h"
+#include "analysis/refine_figures.h"
 #include "core/common/error.h"
 #include "core/probe/probe_bounds.h"
 
@@ -374,45 +377,51 @@ Figure accuracy(const std::vector<const RunTrace*>& runs) {
   return f;
 }
 
+using FigureMaker = std::function<Figure(const std::vector<const RunTrace*>&)>;
+
+// Every figure by name, in the order menus list them.
+const std::vector<std::pair<std::string, FigureMaker>>& figureMakers() {
+  using Runs = const std::vector<const RunTrace*>&;
+  static const std::vector<std::pair<std::string, FigureMaker>> makers = {
+      {"qttt_loss", [](Runs runs) { return lossPerStep(runs, true); }},
+      {"answer_mass", [](Runs runs) { return answerPerStep(runs, false); }},
+      {"answer_margin", [](Runs runs) { return answerPerStep(runs, true); }},
+      {"mass_per_layer", massPerLayer},
+      {"head_mass", [](Runs runs) { return headMass(runs, HeadView::Before); }},
+      {"head_mass_after", [](Runs runs) { return headMass(runs, HeadView::After); }},
+      {"head_mass_diff", [](Runs runs) { return headMass(runs, HeadView::Difference); }},
+      {"dilution_mass", [](Runs runs) { return dilution(runs, false); }},
+      {"dilution_margin", [](Runs runs) { return dilution(runs, true); }},
+      {"accuracy", accuracy},
+      {"train_loss", [](Runs runs) { return lossPerStep(runs, false); }},
+      {"fast_weight_loss", [](Runs runs) { return fastWeightLossFigure(runs); }},
+      {"refine", [](Runs runs) { return refineEntropyFigure(runs); }},
+      {"refine_steps", refineStepsFigure},
+  };
+  return makers;
+}
+
 }  // namespace
 
 const std::vector<std::string>& runFigureNames() {
-  static const std::vector<std::string> names = {
-      "qttt_loss",       "answer_mass",    "answer_margin", "mass_per_layer", "head_mass",
-      "head_mass_after", "head_mass_diff", "dilution_mass", "dilution_margin", "accuracy",
-      "train_loss"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const auto& maker : figureMakers()) out.push_back(maker.first);
+    return out;
+  }();
   return names;
 }
 
 Figure makeRunFigure(const std::string& name, const std::vector<const RunTrace*>& runs) {
-  Figure f;
-  if (name == "qttt_loss") {
-    f = lossPerStep(runs, true);
-  } else if (name == "train_loss") {
-    f = lossPerStep(runs, false);
-  } else if (name == "answer_mass") {
-    f = answerPerStep(runs, false);
-  } else if (name == "answer_margin") {
-    f = answerPerStep(runs, true);
-  } else if (name == "mass_per_layer") {
-    f = massPerLayer(runs);
-  } else if (name == "head_mass") {
-    f = headMass(runs, HeadView::Before);
-  } else if (name == "head_mass_after") {
-    f = headMass(runs, HeadView::After);
-  } else if (name == "head_mass_diff") {
-    f = headMass(runs, HeadView::Difference);
-  } else if (name == "dilution_mass") {
-    f = dilution(runs, false);
-  } else if (name == "dilution_margin") {
-    f = dilution(runs, true);
-  } else if (name == "accuracy") {
-    f = accuracy(runs);
-  } else {
+  const auto& makers = figureMakers();
+  const auto it = std::find_if(makers.begin(), makers.end(),
+                               [&](const auto& maker) { return maker.first == name; });
+  if (it == makers.end()) {
     std::string known;
     for (const std::string& n : runFigureNames()) known += (known.empty() ? "" : ", ") + n;
     throwArgument("--figure", "unknown figure '" + name + "' (known: " + known + ")");
   }
+  Figure f = it->second(runs);
   f.name = name;
   f.caption = captionOf(runs);
   return f;

@@ -10,6 +10,9 @@
 //   dilution_mass   target mass against context length over runs (a sweep), with the Lemma 2.2
 //                   bound (Δ = 1)
 //   dilution_margin margin against context length, with the Lemma 2.3 required margin
+//   accuracy        accuracy against context length, per method
+//   train_loss      the trainer's loss per step
+//   fast_weight_loss, refine, refine_steps: fast_weight_figures.h, refine_figures.h
 // The caption line names every run with its parameters and the model.
 
 #include <string>

@@ -127,6 +127,13 @@ DocumentAttention documentAttention(const RunTrace& run, const std::string& phas
   return out;
 }
 
+std::optional<Span> documentBytesAt(const RunTrace& run, std::int64_t position) {
+  const DocumentAttention map = documentAttention(run, "prefill", 0, 0);
+  const std::int64_t token = position - map.first_token;
+  if (token < 0 || token >= static_cast<std::int64_t>(map.token_bytes.size())) return std::nullopt;
+  return map.token_bytes[static_cast<std::size_t>(token)];
+}
+
 RunTrace loadRunTrace(const sessions::SessionReader& reader, std::int64_t run_id) {
   RunTrace trace;
   trace.id = run_id;

@@ -65,6 +65,10 @@ struct DocumentAttention {
 };
 DocumentAttention documentAttention(const RunTrace& run, const std::string& phase, int layer,
                                     int head);
+// The document bytes of prompt position `position`, from the run's prefill answer_attention
+// artifact (which maps the document's tokens to bytes); nothing when the position is not a
+// document token or the run kept no such map (models without attention layers).
+std::optional<Span> documentBytesAt(const RunTrace& run, std::int64_t position);
 // Whether the run kept an answer_attention artifact of `phase`, without reading its weights.
 bool hasDocumentAttention(const RunTrace& run, const std::string& phase);
 

@@ -194,7 +194,7 @@ void drawLegend(QPainter& p, const Figure& f, const QRectF& plot, const Fonts& f
   }
 }
 
-void drawLinePlot(QPainter& p, const Figure& f, const QRectF& area, const Fonts& fonts) {
+FigurePlotArea drawLinePlot(QPainter& p, const Figure& f, const QRectF& area, const Fonts& fonts) {
   Range xr, yr;
   for (const FigureSeries& s : f.series) {
     for (std::size_t i = 0; i < s.xs.size() && i < s.ys.size(); ++i) {
@@ -217,7 +217,7 @@ void drawLinePlot(QPainter& p, const Figure& f, const QRectF& area, const Fonts&
   const double left = label_metrics.height() * 1.6 + tick_width + 10;
   const double bottom = tick_metrics.height() + label_metrics.height() * 1.6 + 8;
   const QRectF plot = area.adjusted(left, 8, -12, -bottom);
-  if (plot.width() < 20 || plot.height() < 20) return;
+  if (plot.width() < 20 || plot.height() < 20) return {};
 
   // Grid and ticks.
   p.setFont(fonts.tick);
@@ -259,6 +259,12 @@ void drawLinePlot(QPainter& p, const Figure& f, const QRectF& area, const Fonts&
 
   drawSeries(p, f, plot, xr, yr, std::max(2.5, tick_metrics.height() / 5));
   drawLegend(p, f, plot, fonts);
+  FigurePlotArea placed;
+  placed.plot = plot;
+  placed.x_lo = xr.lo;
+  placed.x_hi = xr.hi;
+  placed.log_x = f.log_x;
+  return placed;
 }
 
 void drawHeatmap(QPainter& p, const Figure& f, const QRectF& area, const Fonts& fonts) {
@@ -375,7 +381,12 @@ QColor figureColor(int index) {
   return palette[((index % n) + n) % n];
 }
 
-void paintFigure(QPainter& p, const QRectF& rect, const Figure& f) {
+double FigurePlotArea::xAt(double px) const {
+  const double axis = x_lo + (px - plot.left()) / plot.width() * (x_hi - x_lo);
+  return log_x ? std::pow(10.0, axis) : axis;
+}
+
+FigurePlotArea paintFigure(QPainter& p, const QRectF& rect, const Figure& f) {
   p.save();
   p.setRenderHint(QPainter::Antialiasing);
   p.setRenderHint(QPainter::TextAntialiasing);
@@ -406,6 +417,7 @@ void paintFigure(QPainter& p, const QRectF& rect, const Figure& f) {
   }
   const QRectF area(rect.left() + pad, title.bottom() + pad / 2, rect.width() - 2 * pad,
                     rect.height() - title.height() - caption_height - 2.5 * pad);
+  FigurePlotArea placed;
   if (!f.hasData()) {
     p.setFont(fonts.label);
     p.setPen(QColor(110, 110, 110));
@@ -413,9 +425,10 @@ void paintFigure(QPainter& p, const QRectF& rect, const Figure& f) {
   } else if (f.isHeatmap()) {
     drawHeatmap(p, f, area, fonts);
   } else {
-    drawLinePlot(p, f, area, fonts);
+    placed = drawLinePlot(p, f, area, fonts);
   }
   p.restore();
+  return placed;
 }
 
 }  // namespace studio::views

@@ -1,6 +1,7 @@
 #include "views/figure_view.h"
 
 #include <QContextMenuEvent>
+#include <QMouseEvent>
 #include <QFileDialog>
 #include <QMenu>
 #include <QMessageBox>
@@ -24,7 +25,16 @@ void FigureView::setFigure(Figure figure) {
 
 void FigureView::paintEvent(QPaintEvent*) {
   QPainter painter(this);
-  paintFigure(painter, QRectF(rect()), m_figure);
+  m_area = paintFigure(painter, QRectF(rect()), m_figure);
+}
+
+void FigureView::mousePressEvent(QMouseEvent* event) {
+  const QPointF at = event->position();
+  if (event->button() == Qt::LeftButton && m_area.valid() && m_area.plot.contains(at)) {
+    emit clickedAt(m_area.xAt(at.x()));
+    return;
+  }
+  QWidget::mousePressEvent(event);
 }
 
 void FigureView::contextMenuEvent(QContextMenuEvent* event) {

@@ -1,10 +1,12 @@
 #pragma once
 // A chart on screen: paints a Figure with the export painter (so the screen and the exported
-// file agree) and offers "Export figure…" in its context menu.
+// file agree), offers "Export figure…" in its context menu, and says which x a click on a line
+// plot's data area fell on (the ReFINE panel scrolls the document to that position).
 
 #include <QWidget>
 
 #include "views/analysis_names.h"
+#include "views/figure_painter.h"
 
 namespace studio::views {
 
@@ -22,13 +24,21 @@ class FigureView : public QWidget {
 
   QSize sizeHint() const override { return {480, 300}; }
   QSize minimumSizeHint() const override { return {240, 160}; }
+  // Where the last paint put the plot (empty before the first paint and for heatmaps).
+  const FigurePlotArea& plotArea() const { return m_area; }
+
+ signals:
+  // A left click inside the plot rectangle of a line plot, at data x.
+  void clickedAt(double x);
 
  protected:
   void paintEvent(QPaintEvent* event) override;
   void contextMenuEvent(QContextMenuEvent* event) override;
+  void mousePressEvent(QMouseEvent* event) override;
 
  private:
   Figure m_figure;
+  FigurePlotArea m_area;
 };
 
 }  // namespace studio::views

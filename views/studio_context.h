@@ -47,8 +47,8 @@ class StudioContext : public QObject {
   void selectRun(std::int64_t id);
   std::int64_t selectedRun() const { return m_selected_run; }
 
-  // A panel asks for the document to show these code points (scrolled to, selected).
-  void revealCharacters(Span chars) { emit revealRequested(chars); }
+  // A panel asks for the document to show these bytes of its text (scrolled to, selected).
+  void revealBytes(Span bytes) { emit revealRequested(bytes); }
   // A panel asks for a figure to be exported (the window asks where).
   void exportFigure(const Figure& figure) { emit figureExportRequested(figure); }
 
@@ -56,7 +56,7 @@ class StudioContext : public QObject {
   void documentChanged();
   void modelChanged();
   void selectedRunChanged(qint64 id);
-  void revealRequested(studio::Span chars);
+  void revealRequested(studio::Span bytes);
   void figureExportRequested(const studio::views::Figure& figure);
 
  private:

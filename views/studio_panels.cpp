@@ -7,14 +7,15 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
-#include "core/common/utf8.h"
 #include "views/attention_colouring.h"
 #include "views/comparison_panel.h"
 #include "views/diagnostics_panel.h"
 #include "views/dilution_panel.h"
 #include "views/document_panel.h"
 #include "views/document_view.h"
+#include "views/fast_weight_panel.h"
 #include "views/imgui_widget.h"
+#include "views/refine_panel.h"
 #include "views/run_controller.h"
 #include "views/run_traces.h"
 #include "views/runs_panel.h"
@@ -45,14 +46,8 @@ QWidget* makeDocumentPanel(StudioContext& context, QWidget* parent) {
   // A run selected (or just finished) colours the document; the choice stays the person's after.
   QObject::connect(&context, &StudioContext::selectedRunChanged, colouring,
                    [colouring](qint64 id) { colouring->selectRun(id); });
-  QObject::connect(&context, &StudioContext::revealRequested, panel, [&context, panel](Span chars) {
-    if (!context.document()) return;
-    const utf8::OffsetMap offsets(context.document()->text());
-    const auto byte = [&](std::int64_t c) {
-      return static_cast<std::int64_t>(offsets.byteOf(static_cast<std::size_t>(std::max<std::int64_t>(0, c))));
-    };
-    panel->view()->reveal({byte(chars.start), byte(chars.end)});
-  });
+  QObject::connect(&context, &StudioContext::revealRequested, panel,
+                   [panel](Span bytes) { panel->view()->reveal(bytes); });
   return panel;
 }
 
@@ -115,6 +110,16 @@ const std::vector<StudioPanel>& studioPanels() {
        {Relation::TabWith, Qt::LeftDockWidgetArea, "comparisonDock", 0}, false,
        [](StudioContext& context, QWidget* parent) -> QWidget* {
          return new DilutionPanel(context.traces(), parent);
+       }},
+      {"fastWeightDock", QT_TRANSLATE_NOOP("StudioPanels", "Fast weights"),
+       {Relation::TabWith, Qt::LeftDockWidgetArea, "dilutionDock", 0}, false,
+       [](StudioContext& context, QWidget* parent) -> QWidget* {
+         return new FastWeightPanel(context, parent);
+       }},
+      {"refineDock", QT_TRANSLATE_NOOP("StudioPanels", "ReFINE"),
+       {Relation::TabWith, Qt::LeftDockWidgetArea, "fastWeightDock", 0}, false,
+       [](StudioContext& context, QWidget* parent) -> QWidget* {
+         return new RefinePanel(context, parent);
        }},
   };
   return panels;

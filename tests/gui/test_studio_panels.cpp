@@ -81,8 +81,8 @@ TEST_CASE("the document panel follows the context: a new document, a revealed sp
   REQUIRE(loaded.wait(10000));
   StudioContext& context = *window.context();
   REQUIRE(context.document() == window.currentDocument());
-  // "Grüße, 世界!": code points 7..9 are 世界, bytes 9..15 (ü and ß take two bytes each).
-  context.revealCharacters({7, 9});
+  // "Grüße, 世界!": 世界 are bytes 9..15 (ü and ß take two bytes each).
+  context.revealBytes({9, 15});
   CHECK(window.documentPanel()->view()->selection().start == 9);
   CHECK(window.documentPanel()->view()->selection().end == 15);
   CHECK(window.documentPanel()->view()->selectedText() == QString::fromUtf8("世界"));
