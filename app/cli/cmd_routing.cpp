@@ -35,9 +35,8 @@ void runRouting(const RoutingOptions& options) {
   }
   const CliInput input = readInput(loaded, options.text, options.ids);
   const auto T = static_cast<std::int64_t>(input.ids.size());
-  std::vector<std::int64_t> reads = options.reads.empty()
-                                        ? std::vector<std::int64_t>{T - 1}
-                                        : parseIntList(options.reads, "--reads");
+  std::vector<std::int64_t> reads = options.reads.empty() ? std::vector<std::int64_t>{T - 1}
+                                                          : parseIntList(options.reads, "--reads");
   for (const std::int64_t position : reads) {
     if (position < 0 || position >= T) {
       throwArgument("--reads", "position " + std::to_string(position) + " is not in [0, " +

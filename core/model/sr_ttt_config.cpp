@@ -45,8 +45,9 @@ ModelConfig srTttConfigFromJson(const json& in, const std::string& file) {
   // v2 projects d_model -> n_heads·d_head, so d_head need not be d_model / n_heads.
   c.head_dim = f.requiredInteger("d_head", 1, kMaxHeadDim);
   if (c.head_dim % 2 != 0) {
-    configError(file, "d_head",
-                "must be even (RoPE rotates pairs of dimensions), got " + std::to_string(c.head_dim));
+    configError(
+        file, "d_head",
+        "must be even (RoPE rotates pairs of dimensions), got " + std::to_string(c.head_dim));
   }
   c.intermediate_size = f.requiredInteger("d_ff", 1, kMaxWidth);
   c.vocab_size = f.requiredInteger("vocab_size", 1, kMaxVocab);

@@ -34,7 +34,8 @@ TEST_CASE("cli on SR-TTT checkpoints: inspect, routing --json, check-causality",
   std::ifstream file(model + "/reference.json");
   const json reference = json::parse(file)["cases"][3];  // 64 tokens: fills, evicts, overflows
   std::string ids;
-  for (const auto& id : reference["ids"]) ids += (ids.empty() ? "" : ",") + std::to_string(id.get<int>());
+  for (const auto& id : reference["ids"])
+    ids += (ids.empty() ? "" : ",") + std::to_string(id.get<int>());
   run = runCli("routing --model '" + model + "' --ids " + ids + " --json");
   REQUIRE(run.exit_code == 0);
   const json out = json::parse(run.out);

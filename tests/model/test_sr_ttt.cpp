@@ -149,7 +149,7 @@ TEST_CASE("sr-ttt: decoding token by token and chunked prefills give one prefill
   }
 }
 
-TEST_CASE("sr-ttt: truncate steps back inside the open window and update chunk; fork branches",
+TEST_CASE("sr-ttt: truncate steps back inside the open window and update chunk, and forks branch",
           "[model][sr_ttt]") {
   const auto loaded = model::loadModel(fixtureModel("sr-ttt-evict-tiny"));  // window 10, chunk 3
   const std::vector<std::int64_t> ids =
@@ -331,8 +331,8 @@ TEST_CASE("sr-ttt: config.json with v2's field names, its defaults and typed err
 }
 
 TEST_CASE(
-    "sr-ttt: a folder holds v2's state_dict names; cache buffers are ignored, anything else "
-    "wrong is named",
+    "sr-ttt: a folder holds v2's state_dict names, cache buffers are ignored and anything "
+    "else wrong is named",
     "[model][sr_ttt]") {
   const auto checkpoint = model::loadCheckpoint(fixtureModel("sr-ttt-tiny"));
   const model::ModelConfig& config = checkpoint.config;
@@ -398,7 +398,8 @@ TEST_CASE(
   CHECK(errorOf(hf_named).rfind("model.embed_tokens.weight: unexpected", 0) == 0);
 }
 
-TEST_CASE("sr-ttt: random weights are initialised as v2 initialises SRTTTModel", "[model][sr_ttt]") {
+TEST_CASE("sr-ttt: random weights are initialised as v2 initialises SRTTTModel",
+          "[model][sr_ttt]") {
   const model::ModelConfig config = model::ModelConfig::fromJson({{"model_type", "sr_ttt"},
                                                                   {"n_layers", 1},
                                                                   {"d_model", 64},
