@@ -60,12 +60,23 @@ std::pair<std::string, std::string> engineDeviceAndDtype(const InspectOptions& o
   return {options.device, dtype};
 }
 
-// Each layer's mixer, and for ttt models the TTT layers' settings.
+// Each layer's mixer, and for ttt and sr_ttt models their layers' settings.
 void addMixers(const model::ModelConfig& c, nlohmann::json& out) {
   nlohmann::json layers = nlohmann::json::array();
   for (int i = 0; i < c.num_hidden_layers; ++i) layers.push_back(model::mixerKindName(c.mixer(i)));
   out["layer_mixers"] = layers;
   out["attention_layers"] = c.attentionLayerCount();
+  if (c.family == model::ModelFamily::SrTtt) {
+    const model::SrTttSettings& s = c.sr_ttt;
+    out["sr_ttt"] = {{"window_size", s.window_size},
+                     {"ttt_update_chunk", s.ttt_update_chunk},
+                     {"cache_cap", s.cache_cap},
+                     {"surprisal_beta", s.surprisal_beta},
+                     {"surprisal_percentile", s.surprisal_percentile},
+                     {"chunk_size", s.chunk_size},
+                     {"alpha_max", s.alpha_max}};
+    return;
+  }
   if (c.family != model::ModelFamily::Ttt) return;
   const model::TttSettings& t = c.ttt;
   out["ttt"] = {{"ttt_layer_type", t.layer_type == model::MixerKind::TttMlp ? "mlp" : "linear"},

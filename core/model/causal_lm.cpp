@@ -3,6 +3,7 @@
 #include "core/common/error.h"
 #include "core/model/mixer_factory.h"
 #include "core/model/model_state.h"
+#include "core/model/sr_ttt_config.h"
 
 namespace studio::model {
 
@@ -19,26 +20,56 @@ CausalLMImpl::CausalLMImpl(const ModelConfig& config, const torch::TensorOptions
     : m_config(config),
       m_options(options),
       m_rotary(std::make_shared<Rotary>(config, options.device())) {
+  if (config.family == ModelFamily::SrTtt) {
+    embed = register_module("embed", Embedding(config.vocab_size, config.hidden_size, options));
+    blocks = register_module("blocks", torch::nn::ModuleList());
+    for (int i = 0; i < config.num_hidden_layers; ++i) {
+      SrTttBlock block(config, m_rotary, options);
+      blocks->push_back(block);
+      m_layers.push_back(block.ptr());
+    }
+    norm_out =
+        register_module("norm_out", LayerNorm(config.hidden_size, kSrTttLayerNormEps, options));
+    m_embedding = embed.get();
+    return;
+  }
   model = register_module("model", DecoderStack(config, options));
   for (int i = 0; i < config.num_hidden_layers; ++i) {
-    model->layers->push_back(DecoderLayer(makeMixer(config, i, m_rotary, options), config, options));
+    DecoderLayer layer(makeMixer(config, i, m_rotary, options), config, options);
+    model->layers->push_back(layer);
+    m_layers.push_back(layer.ptr());
   }
   if (!config.tie_word_embeddings) {
     lm_head = register_module("lm_head", Linear(config.hidden_size, config.vocab_size, false,
                                                 options));
   }
+  m_embedding = model->embed_tokens.get();
 }
 
 DecoderLayerImpl& CausalLMImpl::layer(int index) const {
-  return *model->layers->ptr<DecoderLayerImpl>(static_cast<std::size_t>(index));
+  auto* decoder =
+      dynamic_cast<DecoderLayerImpl*>(m_layers.at(static_cast<std::size_t>(index)).get());
+  if (!decoder) {
+    throwError(ErrorKind::Internal, "", "layer " + std::to_string(index),
+               "is an SR-TTT block, not a decoder layer with a mixer");
+  }
+  return *decoder;
 }
 
 AttentionMixerImpl* CausalLMImpl::attention(int index) const {
-  return dynamic_cast<AttentionMixerImpl*>(layer(index).mixer.get());
+  auto* decoder =
+      dynamic_cast<DecoderLayerImpl*>(m_layers.at(static_cast<std::size_t>(index)).get());
+  return decoder ? dynamic_cast<AttentionMixerImpl*>(decoder->mixer.get()) : nullptr;
 }
 
 TttMixerImpl* CausalLMImpl::ttt(int index) const {
-  return dynamic_cast<TttMixerImpl*>(layer(index).mixer.get());
+  auto* decoder =
+      dynamic_cast<DecoderLayerImpl*>(m_layers.at(static_cast<std::size_t>(index)).get());
+  return decoder ? dynamic_cast<TttMixerImpl*>(decoder->mixer.get()) : nullptr;
+}
+
+SrTttBlockImpl* CausalLMImpl::srTtt(int index) const {
+  return dynamic_cast<SrTttBlockImpl*>(m_layers.at(static_cast<std::size_t>(index)).get());
 }
 
 Tensor CausalLMImpl::forward(const Tensor& ids, ForwardContext& context) {
@@ -63,14 +94,16 @@ Tensor CausalLMImpl::forward(const Tensor& ids, ForwardContext& context) {
   if (context.capture && context.capture->layers.size() < static_cast<std::size_t>(numLayers())) {
     context.capture->layers.resize(static_cast<std::size_t>(numLayers()));
   }
-  Tensor h = model->embed_tokens->forward(ids.to(m_options.device()));
-  for (int i = 0; i < numLayers(); ++i) h = layer(i).forward(h, i, context);
+  Tensor h = m_embedding->forward(ids.to(m_options.device()));
+  for (int i = 0; i < numLayers(); ++i) {
+    h = m_layers[static_cast<std::size_t>(i)]->forward(h, i, context);
+  }
   if (context.mode == AttentionMode::Extend) context.state->advance(T);
-  return model->norm->forward(h);
+  return norm_out ? norm_out->forward(h) : model->norm->forward(h);
 }
 
 Tensor CausalLMImpl::logits(const Tensor& hidden) const {
-  const Tensor& weight = lm_head ? lm_head->weight : model->embed_tokens->weight;
+  const Tensor& weight = lm_head ? lm_head->weight : m_embedding->weight;
   return torch::linear(hidden, weight);
 }
 

@@ -1,7 +1,9 @@
 #pragma once
 // A decoder-only language model in Hugging Face's layout: named_parameters() gives exactly the
 // checkpoint's tensor names (model.embed_tokens.weight, model.layers.3.self_attn.q_proj.weight,
-// ..., lm_head.weight unless tied), so loading and saving are name-for-name copies.
+// ..., lm_head.weight unless tied), so loading and saving are name-for-name copies. An sr_ttt
+// model has SR-TTT v2's names instead (embed.weight, blocks.3.ttt.W_q.weight, ..., norm_out.weight;
+// its lm_head is always embed.weight).
 
 #include <torch/torch.h>
 
@@ -10,11 +12,13 @@
 
 #include "core/model/attention_mixer.h"
 #include "core/model/decoder_layer.h"
-#include "core/model/ttt_mixer.h"
+#include "core/model/layer.h"
 #include "core/model/layers_basic.h"
 #include "core/model/mixer.h"
 #include "core/model/model_config.h"
 #include "core/model/rotary.h"
+#include "core/model/sr_ttt_block.h"
+#include "core/model/ttt_mixer.h"
 
 namespace studio::model {
 
@@ -41,22 +45,32 @@ class CausalLMImpl : public torch::nn::Module {
 
   const ModelConfig& config() const { return m_config; }
   int numLayers() const { return static_cast<int>(m_config.num_hidden_layers); }
+  // Layer `index` as a decoder layer (a mixer plus an MLP); throws studio::Error (Internal) for
+  // an SR-TTT block.
   DecoderLayerImpl& layer(int index) const;
   // nullptr when layer `index` is not an attention layer.
   AttentionMixerImpl* attention(int index) const;
   // nullptr when layer `index` is not a TTT layer.
   TttMixerImpl* ttt(int index) const;
+  // nullptr when layer `index` is not an SR-TTT block.
+  SrTttBlockImpl* srTtt(int index) const;
   const Rotary& rotary() const { return *m_rotary; }
   torch::Device device() const { return m_options.device(); }
   torch::Dtype dtype() const { return torch::typeMetaToScalarType(m_options.dtype()); }
 
-  DecoderStack model{nullptr};
-  Linear lm_head{nullptr};  // null when the embeddings are tied
+  DecoderStack model{nullptr};  // null for sr_ttt
+  Linear lm_head{nullptr};      // null when the embeddings are tied
+  // sr_ttt only, at the top level as v2 names them.
+  Embedding embed{nullptr};
+  torch::nn::ModuleList blocks{nullptr};
+  LayerNorm norm_out{nullptr};
 
  private:
   ModelConfig m_config;
   torch::TensorOptions m_options;
   std::shared_ptr<const Rotary> m_rotary;
+  std::vector<std::shared_ptr<LayerImpl>> m_layers;  // in order, whichever list registers them
+  EmbeddingImpl* m_embedding = nullptr;              // model.embed_tokens or embed
 };
 TORCH_MODULE(CausalLM);
 

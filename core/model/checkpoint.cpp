@@ -7,6 +7,7 @@
 
 #include "core/common/error.h"
 #include "core/model/bounded_json.h"
+#include "core/model/sr_ttt_config.h"
 
 namespace studio::model {
 
@@ -42,8 +43,10 @@ bool isWeightDtype(const std::string& dtype) {
 }
 
 // Buffers some exports saved next to the weights; the model recomputes them (rotary inverse
-// frequencies; a TTT layer's token_idx, 1/(i+1)).
-bool isIgnorableBuffer(const std::string& name) {
+// frequencies; a TTT layer's token_idx, 1/(i+1)) or starts every sequence without them (SR-TTT's
+// residual cache contents).
+bool isIgnorableBuffer(const ModelConfig& config, const std::string& name) {
+  if (config.family == ModelFamily::SrTtt) return isSrTttRuntimeBuffer(name);
   for (const std::string suffix : {"rotary_emb.inv_freq", "seq_modeling_block.token_idx"}) {
     if (name.size() >= suffix.size() &&
         name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
@@ -72,7 +75,7 @@ std::vector<std::string> checkStored(const ModelConfig& config,
     const bool tied_head = it == expected.end() && name == "lm_head.weight" &&
                            config.tie_word_embeddings;
     if (it == expected.end() && !tied_head) {
-      if (isIgnorableBuffer(name)) {
+      if (isIgnorableBuffer(config, name)) {
         ignored.push_back(name);
         continue;
       }

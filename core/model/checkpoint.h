@@ -25,7 +25,8 @@ struct Checkpoint {
   // Sorted safetensors dtype names of the tensors ("BF16", "F32").
   std::vector<std::string> stored_dtypes;
   // Tensors in the files the model does not use: rotary `inv_freq` buffers that old exports
-  // saved, and lm_head.weight in a checkpoint with tied embeddings (transformers ignores it too).
+  // saved, lm_head.weight in a checkpoint with tied embeddings (transformers ignores it too), and
+  // an SR-TTT state_dict's runtime cache buffers (sr_ttt_config.h).
   std::vector<std::string> ignored_tensors;
 };
 

@@ -14,6 +14,7 @@
 #include "core/model/bounded_json.h"
 #include "core/model/checkpoint.h"
 #include "core/model/safetensors.h"
+#include "core/model/sr_ttt_init.h"
 
 namespace studio::model {
 
@@ -148,6 +149,11 @@ std::map<std::string, torch::Tensor> randomTensors(const ModelConfig& config, st
                                                    torch::Dtype dtype) {
   config.validate("config.json");
   at::Generator generator = at::detail::createCPUGenerator(seed);
+  if (config.family == ModelFamily::SrTtt) {
+    auto tensors = srTttInitialTensors(config, generator);
+    for (auto& [name, tensor] : tensors) tensor = tensor.to(dtype);
+    return tensors;
+  }
   std::map<std::string, torch::Tensor> tensors;
   // std::map iterates in one fixed order, so the same seed gives the same weights.
   for (const auto& [name, shape] : config.expectedTensorShapes()) {

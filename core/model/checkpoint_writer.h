@@ -36,8 +36,8 @@ void writeCheckpoint(const std::string& dir, const ModelConfig& config,
 
 // Every tensor of the architecture, deterministic in `seed`, initialised as transformers and
 // ttt-lm-pytorch do: matrices (and TTT fast weights W_0) normal with std 0.02, norm weights ones,
-// biases and TTT token-factor offsets zeros, causal convolutions Conv1d's uniform default; in
-// `dtype` (drawn in float32, then cast).
+// biases and TTT token-factor offsets zeros, causal convolutions Conv1d's uniform default; sr_ttt
+// models as SR-TTT v2 does (sr_ttt_init.h); in `dtype` (drawn in float32, then cast).
 std::map<std::string, torch::Tensor> randomTensors(const ModelConfig& config, std::uint64_t seed,
                                                    torch::Dtype dtype = torch::kFloat32);
 

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "core/model/causal_conv.h"
+#include "core/model/layer.h"
 #include "core/model/layers_basic.h"
 #include "core/model/mixer.h"
 #include "core/model/model_config.h"
@@ -16,12 +17,12 @@
 
 namespace studio::model {
 
-class DecoderLayerImpl : public torch::nn::Module {
+class DecoderLayerImpl : public LayerImpl {
  public:
   DecoderLayerImpl(std::shared_ptr<MixerImpl> mixer, const ModelConfig& config,
                    const torch::TensorOptions& options);
 
-  torch::Tensor forward(const torch::Tensor& x, int layer, ForwardContext& context);
+  torch::Tensor forward(const torch::Tensor& x, int layer, ForwardContext& context) override;
 
   PreConv pre_conv{nullptr};  // ttt pre_conv only
   RMSNorm mixer_norm{nullptr}, mlp_norm{nullptr};

@@ -26,6 +26,7 @@ torch::Tensor prefill(CausalLMImpl& lm, ModelState& state, const std::vector<std
     context.state = &state;
     context.capture = options.capture;
     context.fast_weight_losses = options.fast_weight_losses;
+    context.routing = options.routing;
     auto hidden = lm.forward(torch::tensor(piece, torch::kInt64).unsqueeze(0), context);
     last_hidden = hidden.select(1, hidden.size(1) - 1);  // [1, hidden]
     if (options.progress && !options.progress(end, total)) {
@@ -36,7 +37,8 @@ torch::Tensor prefill(CausalLMImpl& lm, ModelState& state, const std::vector<std
 }
 
 torch::Tensor decodeStep(CausalLMImpl& lm, ModelState& state, std::int64_t token,
-                         ForwardCapture* capture, FastWeightLosses* fast_weight_losses) {
+                         ForwardCapture* capture, FastWeightLosses* fast_weight_losses,
+                         RoutingTrace* routing) {
   if (token < 0 || token >= lm.config().vocab_size) {
     throwArgument("token", std::to_string(token) + " is outside the vocabulary");
   }
@@ -46,6 +48,7 @@ torch::Tensor decodeStep(CausalLMImpl& lm, ModelState& state, std::int64_t token
   context.state = &state;
   context.capture = capture;
   context.fast_weight_losses = fast_weight_losses;
+  context.routing = routing;
   auto hidden = lm.forward(torch::tensor({token}, torch::kInt64).unsqueeze(0), context);
   return lm.logits(hidden[0][0]);
 }

@@ -16,6 +16,7 @@ struct PrefillOptions {
   std::int64_t chunk = 512;            // tokens per forward; bounds activation memory
   ForwardCapture* capture = nullptr;   // e.g. the answer query's q and lse for the probe
   FastWeightLosses* fast_weight_losses = nullptr;  // TTT layers' inner losses per token
+  RoutingTrace* routing = nullptr;                 // SR-TTT layers' routing (routing_trace.h)
   // Called after each chunk with the tokens done so far; returning false stops the prefill
   // (cancellation) and prefill() throws Error(Cancelled).
   std::function<bool(std::int64_t done, std::int64_t total)> progress;
@@ -29,6 +30,7 @@ torch::Tensor prefill(CausalLMImpl& lm, ModelState& state, const std::vector<std
 // Reads one token at the next position; returns the logits [vocab] for the token after it.
 torch::Tensor decodeStep(CausalLMImpl& lm, ModelState& state, std::int64_t token,
                          ForwardCapture* capture = nullptr,
-                         FastWeightLosses* fast_weight_losses = nullptr);
+                         FastWeightLosses* fast_weight_losses = nullptr,
+                         RoutingTrace* routing = nullptr);
 
 }  // namespace studio::model

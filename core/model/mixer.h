@@ -1,7 +1,7 @@
 #pragma once
-// A layer's token mixer: attention, TTT-Linear, TTT-MLP (and SR-TTT's later). A decoder layer is a
-// mixer plus an MLP; everything a forward pass needs to know about state and capturing travels in
-// the ForwardContext.
+// A layer's token mixer: attention, TTT-Linear, TTT-MLP. A decoder layer is a mixer plus an MLP
+// (SR-TTT's block is a layer of its own: sr_ttt_block.h); everything a forward pass needs to know
+// about state and capturing travels in the ForwardContext.
 
 #include <torch/torch.h>
 
@@ -10,6 +10,7 @@
 namespace studio::model {
 
 class ModelState;
+struct RoutingTrace;
 
 enum class AttentionMode {
   // The input's tokens are read into the state (keys and values appended, fast weights updated)
@@ -64,6 +65,7 @@ struct ForwardContext {
   torch::Tensor positions;          // [T] int64 absolute positions of the input tokens
   ForwardCapture* capture = nullptr;
   FastWeightLosses* fast_weight_losses = nullptr;
+  RoutingTrace* routing = nullptr;  // SR-TTT layers' routing (routing_trace.h)
 };
 
 class MixerImpl : public torch::nn::Module {

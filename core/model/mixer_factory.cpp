@@ -1,5 +1,6 @@
 #include "core/model/mixer_factory.h"
 
+#include "core/common/error.h"
 #include "core/model/attention_mixer.h"
 #include "core/model/ttt_mixer.h"
 
@@ -14,8 +15,12 @@ std::shared_ptr<MixerImpl> makeMixer(const ModelConfig& config, int layer,
     case MixerKind::TttLinear:
     case MixerKind::TttMlp:
       return std::make_shared<TttMixerImpl>(config, std::move(rotary), options);
+    case MixerKind::SrTtt:
+      break;  // a block of its own (sr_ttt_block.h), built by CausalLM
   }
-  return nullptr;
+  throwError(
+      ErrorKind::Internal, "", "layer " + std::to_string(layer),
+      std::string(mixerKindName(config.mixer(layer))) + " is not a mixer of a decoder layer");
 }
 
 }  // namespace studio::model

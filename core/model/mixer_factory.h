@@ -13,7 +13,8 @@
 namespace studio::model {
 
 // Layer `layer`'s mixer (config.mixer(layer)): AttentionMixerImpl or TttMixerImpl. `rotary` is
-// shared by the layers (TTT layers read it at positions modulo their mini-batch).
+// shared by the layers (TTT layers read it at positions modulo their mini-batch). SR-TTT layers
+// are blocks, not mixers: throws studio::Error (Internal) for them.
 std::shared_ptr<MixerImpl> makeMixer(const ModelConfig& config, int layer,
                                      std::shared_ptr<const Rotary> rotary,
                                      const torch::TensorOptions& options);

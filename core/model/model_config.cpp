@@ -7,6 +7,7 @@
 #include "core/common/error.h"
 #include "core/model/bounded_json.h"
 #include "core/model/config_fields.h"
+#include "core/model/sr_ttt_config.h"
 #include "core/model/ttt_config.h"
 
 namespace studio::model {
@@ -122,7 +123,7 @@ std::int64_t countShapes(const ModelConfig& c, const std::string& file) {
 }
 
 std::int64_t countParameters(const ModelConfig& c, const std::string& file) {
-  if (c.family == ModelFamily::Ttt) return countShapes(c, file);
+  if (c.family == ModelFamily::Ttt || c.family == ModelFamily::SrTtt) return countShapes(c, file);
   const std::int64_t H = c.hidden_size, I = c.intermediate_size, hd = c.head_dim;
   const std::int64_t q = checkedMul(c.num_attention_heads, hd, file);
   const std::int64_t kv = checkedMul(c.num_key_value_heads, hd, file);
@@ -153,6 +154,7 @@ const char* modelFamilyName(ModelFamily family) {
     case ModelFamily::Qwen2: return "qwen2";
     case ModelFamily::Llama: return "llama";
     case ModelFamily::Ttt: return "ttt";
+    case ModelFamily::SrTtt: return "sr_ttt";
   }
   return "unknown";
 }
@@ -162,12 +164,14 @@ const char* mixerKindName(MixerKind kind) {
     case MixerKind::Attention: return "attention";
     case MixerKind::TttLinear: return "TTT-Linear";
     case MixerKind::TttMlp: return "TTT-MLP";
+    case MixerKind::SrTtt: return "SR-TTT";
   }
   return "unknown";
 }
 
 MixerKind ModelConfig::mixer(int layer) const {
   if (layer_mixers.empty()) {
+    if (family == ModelFamily::SrTtt) return MixerKind::SrTtt;
     return family == ModelFamily::Ttt ? ttt.layer_type : MixerKind::Attention;
   }
   return layer_mixers.at(static_cast<std::size_t>(layer));
@@ -196,8 +200,11 @@ ModelConfig ModelConfig::fromJson(const nlohmann::json& in, const std::string& f
   c.raw = in;
 
   const auto model_type = f.string("model_type");
-  if (!model_type) configError(file, "model_type", "missing (expected qwen3, qwen2, llama or ttt)");
+  if (!model_type) {
+    configError(file, "model_type", "missing (expected qwen3, qwen2, llama, ttt or sr_ttt)");
+  }
   if (*model_type == "ttt") return tttConfigFromJson(in, file);
+  if (*model_type == "sr_ttt") return srTttConfigFromJson(in, file);
   c.model_type = *model_type;
   if (c.model_type == "qwen3") {
     c.family = ModelFamily::Qwen3;
@@ -207,7 +214,7 @@ ModelConfig ModelConfig::fromJson(const nlohmann::json& in, const std::string& f
     c.family = ModelFamily::Llama;
   } else {
     throwError(ErrorKind::Unsupported, file, "model_type",
-               c.model_type + " is not supported (supported: qwen3, qwen2, llama, ttt)");
+               c.model_type + " is not supported (supported: qwen3, qwen2, llama, ttt, sr_ttt)");
   }
 
   // The sizes are required: transformers always writes them, and its defaults (a 7B model) would
@@ -369,11 +376,13 @@ void ModelConfig::validate(const std::string& file) const {
                     std::to_string(num_hidden_layers));
   }
   if (family == ModelFamily::Ttt) validateTtt(*this, file);
+  if (family == ModelFamily::SrTtt) validateSrTtt(*this, file);
   countParameters(*this, file);
 }
 
 nlohmann::json ModelConfig::toJson() const {
   if (family == ModelFamily::Ttt) return tttConfigToJson(*this);
+  if (family == ModelFamily::SrTtt) return srTttConfigToJson(*this);
   // Start from the file as read so fields the studio does not interpret survive a round trip.
   json out = raw.is_object() ? raw : json::object();
   out.erase("rope_parameters");
@@ -421,6 +430,7 @@ nlohmann::json ModelConfig::toJson() const {
 
 std::map<std::string, std::vector<std::int64_t>> ModelConfig::expectedTensorShapes() const {
   if (family == ModelFamily::Ttt) return tttTensorShapes(*this);
+  if (family == ModelFamily::SrTtt) return srTttTensorShapes(*this);
   const std::int64_t H = hidden_size, I = intermediate_size, hd = head_dim;
   const std::int64_t q = num_attention_heads * hd;
   const std::int64_t kv = num_key_value_heads * hd;

@@ -10,14 +10,15 @@
 
 namespace studio::model {
 
-enum class ModelFamily { Qwen3, Qwen2, Llama, Ttt };
+enum class ModelFamily { Qwen3, Qwen2, Llama, Ttt, SrTtt };
 
 const char* modelFamilyName(ModelFamily family);
 
-// What mixes tokens in a layer (DESIGN.md: a layer is a mixer plus an MLP).
-enum class MixerKind { Attention, TttLinear, TttMlp };
+// What mixes tokens in a layer (DESIGN.md: a layer is a mixer plus an MLP). SrTtt: SR-TTT's block,
+// a TTT-Linear layer plus the residual cache read (sr_ttt_block.h).
+enum class MixerKind { Attention, TttLinear, TttMlp, SrTtt };
 
-// "attention", "TTT-Linear", "TTT-MLP".
+// "attention", "TTT-Linear", "TTT-MLP", "SR-TTT".
 const char* mixerKindName(MixerKind kind);
 
 // The TTT layers of model_type "ttt" (ttt-lm-pytorch's TTTConfig names and defaults, TTT paper
@@ -30,6 +31,26 @@ struct TttSettings {
   std::int64_t conv_kernel = 4;
   bool use_gate = false;    // output ·= gelu_tanh(g_proj(x))
   bool share_qk = false;    // one q_proj; q and k from two causal convolutions of it
+};
+
+// model_type "sr_ttt": the fields of SR-TTT v2's SRTTTConfig (sr_ttt_v2.py; SPEC §5) besides the
+// sizes, with v2's names and defaults (docs/sr-ttt.md). The sizes map onto ModelConfig's: n_layers,
+// d_model, n_heads, d_head, d_ff, vocab_size, max_seq_len, rope_theta.
+struct SrTttSettings {
+  double ttt_lr = 0.01;                 // the per-head inner lr's initial value (training only)
+  std::int64_t window_size = 64;        // cache read / surprisal filter / insert granularity
+  std::int64_t ttt_update_chunk = 16;   // the fast weights update once per this many tokens
+  std::int64_t cache_cap = 512;         // residual cache entries per layer
+  double surprisal_beta = 0.9;          // τ ← β·τ + (1 − β)·p
+  double surprisal_percentile = 95.0;   // p: this percentile of the window's losses
+  std::int64_t chunk_size = 16;         // the chunk-mean rule's chunk (zero-padded)
+  double alpha_init = 0.05;             // gate_param's initial value (random weights, stage 2)
+  double alpha_max = 0.5;               // α = clamp(gate_param, 0, alpha_max)
+  std::string needle_style = "digits";  // training data: "digits" or "alnum"
+  std::int64_t needle_len_units = 8;    // training data: digits or characters of the needle
+  double oracle_weight = 1.0;           // stage 2: weight of the oracle attention loss
+  bool force_insert_needle_in_training = true;  // stage 2: the needle enters the cache
+  std::string dtype = "float16";  // v2's autocast dtype on CUDA; not the weights' (torch_dtype)
 };
 
 struct RopeScaling {
@@ -78,6 +99,7 @@ struct ModelConfig {
   // (or, where the studio's `layer_types` extension says "attention", an attention layer).
   std::vector<MixerKind> layer_mixers;
   TttSettings ttt;  // family Ttt only
+  SrTttSettings sr_ttt;  // family SrTtt only
 
   std::vector<std::int64_t> eos_token_ids;  // from config.json (and generation_config.json)
   std::int64_t bos_token_id = -1;           // −1: none
@@ -107,7 +129,7 @@ struct ModelConfig {
 
   std::int64_t kvGroups() const { return num_attention_heads / num_key_value_heads; }
   // Layer `layer`'s mixer (configs built in code may leave layer_mixers empty: every layer is
-  // then attention, or for ttt the TTT layer type).
+  // then attention, for ttt the TTT layer type, for sr_ttt SR-TTT).
   MixerKind mixer(int layer) const;
   // Layers whose mixer is attention (the probes and qTTT work on them).
   int attentionLayerCount() const;

@@ -45,8 +45,13 @@ ModelState::ModelState(int num_layers)
 std::int64_t ModelState::earliestTruncation() const {
   std::int64_t earliest = 0;
   for (const LayerState& layer : m_layers) {
-    if (layer.ttt.start.empty()) continue;
-    earliest = std::max(earliest, m_length - layer.ttt.open.count());
+    if (!layer.ttt.start.empty()) {
+      earliest = std::max(earliest, m_length - layer.ttt.open.count());
+    }
+    if (layer.sr_ttt.started()) {
+      earliest = std::max(earliest,
+                          m_length - std::min(layer.sr_ttt.openChunk(), layer.sr_ttt.openWindow()));
+    }
   }
   return earliest;
 }
@@ -59,9 +64,10 @@ void ModelState::truncate(std::int64_t length) {
   if (length < earliestTruncation()) {
     throwArgument("length",
                   "cannot truncate to " + std::to_string(length) +
-                      " tokens: TTT fast weights are kept only back to the start of the open "
-                      "mini-batch (token " +
-                      std::to_string(earliestTruncation()) + "); fork the state to come back further");
+                      " tokens: TTT fast weights (and SR-TTT's cache) are kept only back to the "
+                      "start of the open mini-batch or window (token " +
+                      std::to_string(earliestTruncation()) +
+                      "); fork the state to come back further");
   }
   const std::int64_t dropped = m_length - length;
   m_kv.truncate(length);
@@ -72,6 +78,7 @@ void ModelState::truncate(std::int64_t length) {
     for (ConvHistory* history : {&layer.pre_conv, &layer.conv_q, &layer.conv_k}) {
       history->dropLast(dropped);
     }
+    if (layer.sr_ttt.started()) layer.sr_ttt.dropLast(dropped);
   }
   m_length = length;
 }
@@ -111,6 +118,7 @@ std::int64_t ModelState::bytes() const {
     for (const ConvHistory* h : {&layer.pre_conv, &layer.conv_q, &layer.conv_k}) {
       total += tensorBytes(h->inputs);
     }
+    total += layer.sr_ttt.bytes();
   }
   return total;
 }

@@ -4,7 +4,8 @@
 // mini-batch for a TTT layer, the recent inputs of causal convolutions — and the number of tokens
 // read, which gives every new token its position. It forks, copies and truncates as a whole, so
 // best-of-N, beam search and thinking work on any mix of layers (llama.cpp's llama-memory keeps
-// memory kinds apart the same way).
+// memory kinds apart the same way). SR-TTT layers keep their fast weights, open update chunk and
+// window, residual cache and threshold (sr_ttt_state.h).
 
 #include <torch/torch.h>
 
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "core/model/kv_cache.h"
+#include "core/model/sr_ttt_state.h"
 #include "core/model/ttt_inner_loop.h"
 
 namespace studio::model {
@@ -43,6 +45,7 @@ struct LayerState {
   TttLayerState ttt;
   ConvHistory pre_conv;        // the block's causal convolution (ttt pre_conv)
   ConvHistory conv_q, conv_k;  // a TTT layer's q/k convolutions (share_qk)
+  SrTttLayerState sr_ttt;      // an SR-TTT layer
 };
 
 class ModelState {
@@ -64,7 +67,8 @@ class ModelState {
 
   // The shortest length truncate() can restore: any for attention (keys and values of every
   // position are kept); for TTT layers the start of their open mini-batch (fast weights are not
-  // kept per token: fork before to come back further).
+  // kept per token: fork before to come back further); for SR-TTT layers the later of the starts
+  // of the open update chunk and the open window (the cache and τ change when a window closes).
   std::int64_t earliestTruncation() const;
   // Forgets every token from `length` on. Throws studio::Error (Argument) before
   // earliestTruncation() or beyond length().

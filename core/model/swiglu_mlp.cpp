@@ -3,10 +3,10 @@
 namespace studio::model {
 
 SwiGluMlpImpl::SwiGluMlpImpl(std::int64_t hidden, std::int64_t intermediate,
-                             const torch::TensorOptions& options) {
-  gate_proj = register_module("gate_proj", Linear(hidden, intermediate, false, options));
-  up_proj = register_module("up_proj", Linear(hidden, intermediate, false, options));
-  down_proj = register_module("down_proj", Linear(intermediate, hidden, false, options));
+                             const torch::TensorOptions& options, const SwiGluNames& names) {
+  gate_proj = register_module(names.gate, Linear(hidden, intermediate, false, options));
+  up_proj = register_module(names.up, Linear(hidden, intermediate, false, options));
+  down_proj = register_module(names.down, Linear(intermediate, hidden, false, options));
 }
 
 torch::Tensor SwiGluMlpImpl::forward(const torch::Tensor& x) {

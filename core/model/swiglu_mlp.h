@@ -7,9 +7,18 @@
 
 namespace studio::model {
 
+// The checkpoint's names of the three projections: Hugging Face's by default; SR-TTT v2's SwiGLU
+// calls them w1 (gate), w3 (up) and w2 (down).
+struct SwiGluNames {
+  const char* gate = "gate_proj";
+  const char* up = "up_proj";
+  const char* down = "down_proj";
+};
+
 class SwiGluMlpImpl : public torch::nn::Module {
  public:
-  SwiGluMlpImpl(std::int64_t hidden, std::int64_t intermediate, const torch::TensorOptions& options);
+  SwiGluMlpImpl(std::int64_t hidden, std::int64_t intermediate, const torch::TensorOptions& options,
+                const SwiGluNames& names = {});
   torch::Tensor forward(const torch::Tensor& x);  // [B, T, hidden] -> [B, T, hidden]
 
   Linear gate_proj{nullptr}, up_proj{nullptr}, down_proj{nullptr};
