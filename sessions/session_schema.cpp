@@ -198,6 +198,23 @@ CREATE INDEX tokens_phase_branch ON tokens(run_id, phase, branch, token_index);
 )sql");
 }
 
+// Routing events say which window judged a token and by what p, whether it was inserted, α, the
+// window's evictions and the token's document bytes (the routing panel). Older rows keep their
+// meaning; their new columns read as "unknown" (window −1, no evictions, no document bytes).
+void addRoutingWindowsV4(SqliteDatabase& db) {
+  db.exec(R"sql(
+ALTER TABLE routing ADD COLUMN window_start INTEGER NOT NULL DEFAULT -1;
+ALTER TABLE routing ADD COLUMN window_end INTEGER NOT NULL DEFAULT -1;
+ALTER TABLE routing ADD COLUMN percentile REAL;
+ALTER TABLE routing ADD COLUMN inserted INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE routing ADD COLUMN alpha REAL;
+ALTER TABLE routing ADD COLUMN evicted_json TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE routing ADD COLUMN open_window INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE routing ADD COLUMN document_start INTEGER NOT NULL DEFAULT -1;
+ALTER TABLE routing ADD COLUMN document_end INTEGER NOT NULL DEFAULT -1;
+)sql");
+}
+
 }  // namespace
 
 const std::vector<MigrationStep>& migrationSteps() {
@@ -205,6 +222,8 @@ const std::vector<MigrationStep>& migrationSteps() {
       {1, "documents, models, runs and the event tables", createV1},
       {2, "artifacts", addArtifactsV2},
       {3, "runs.prompt_tokens/generated_tokens, view indexes", addTokenCountsAndViewIndexesV3},
+      {4, "routing: window, p, inserted, alpha, evicted, open, document bytes",
+       addRoutingWindowsV4},
   };
   return steps;
 }

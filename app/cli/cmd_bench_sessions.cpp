@@ -50,7 +50,11 @@ engine::Event benchEvent(std::int64_t i, const BenchOptions& options) {
   }
   if (slot < 94) return engine::ProgressEvent{"qttt", x / 1e6, i, 1000000, 12.5};
   if (slot < 96) return engine::FastWeightLossEvent{int(i % 8), i, 2.5, 2.25, 2.0};
-  if (slot == 96) return engine::RoutingEvent{1, i, 2.5, 2.25, true, 512, 1};
+  if (slot == 96) {
+    const std::int64_t window = i - i % 64;
+    return engine::RoutingEvent{1, i, 2.5, 2.25, true, 512, 1, window, window + 64, 2.0, true, 0.05,
+                                {window - 512}, false, i, i + 1};
+  }
   if (slot == 97) return engine::RewardEvent{i / 100, i, 0.25, 1.0, 0.625, 0.125};
   if (slot == 98) return engine::LogEvent{"info", "step " + std::to_string(i) + " done"};
   engine::ProbeEvent probe;

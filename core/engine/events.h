@@ -142,25 +142,45 @@ struct FastWeightLossEvent {
   }
 };
 
-// SR-TTT's routing decision for one token.
+// SR-TTT's routing decision for one token of one layer (sr-ttt.md). A window's events go out
+// together when the window is judged (τ depends on all its losses): when it closes, or at the end
+// of a prefill or decode for the open partial window, judged on a copy as v2's whole-sequence pass
+// judges it (`open`). A later event of the same layer and position supersedes an open one.
 struct RoutingEvent {
   int layer = 0;
   std::int64_t position = 0;
-  double loss = 0;
-  double threshold = 0;  // τ_EMA
-  bool routed = false;
-  std::int64_t cache_occupancy = 0;
-  std::int64_t evictions = 0;
+  double loss = 0;       // L_t
+  double threshold = 0;  // τ after this window's update, the τ the token was judged by
+  bool routed = false;   // flagged by the surprisal filter
+  std::int64_t cache_occupancy = 0;  // cache entries after the window's insert
+  std::int64_t evictions = 0;        // the layer's evictions so far, this window's included
+  std::int64_t window_start = -1;    // the window [start, end); −1 in sessions before schema 4
+  std::int64_t window_end = -1;
+  double percentile = 0;   // p, the window's percentile of L_t
+  bool inserted = false;   // routed and inserted (false when an overflowing window dropped it)
+  double alpha = 0;        // the layer's α = clamp(gate, 0, α_max)
+  // Resident positions this window's insert evicted; on the window's first token's event only
+  // (empty on the others), so that a superseded open window's evictions are superseded too.
+  std::vector<std::int64_t> evicted;
+  bool open = false;
+  // The token's bytes in the run's document, [−1, −1) outside it (template, question, decoded
+  // tokens): the document view scrolls to routed tokens without an attention artifact.
+  std::int64_t document_start = -1;
+  std::int64_t document_end = -1;
 
   static constexpr const char* kKind = "routing";
   static constexpr const char* kTable = "routing";
   static constexpr auto fields() {
     using E = RoutingEvent;
-    return std::make_tuple(field("layer", &E::layer), field("position", &E::position),
-                           field("loss", &E::loss), field("threshold", &E::threshold),
-                           field("routed", &E::routed),
-                           field("cache_occupancy", &E::cache_occupancy),
-                           field("evictions", &E::evictions));
+    return std::make_tuple(
+        field("layer", &E::layer), field("position", &E::position), field("loss", &E::loss),
+        field("threshold", &E::threshold), field("routed", &E::routed),
+        field("cache_occupancy", &E::cache_occupancy), field("evictions", &E::evictions),
+        field("window_start", &E::window_start), field("window_end", &E::window_end),
+        field("percentile", &E::percentile), field("inserted", &E::inserted),
+        field("alpha", &E::alpha), field("evicted", "evicted_json", &E::evicted),
+        field("open", "open_window", &E::open), field("document_start", &E::document_start),
+        field("document_end", &E::document_end));
   }
 };
 

@@ -2,7 +2,9 @@
 
 #include <cmath>
 
+#include "core/engine/routing_events.h"
 #include "core/model/inference.h"
+#include "core/model/sr_ttt_routing.h"
 #include "core/probe/attention_probe.h"
 
 namespace studio::engine {
@@ -24,6 +26,20 @@ bool hasTttLayers(const model::CausalLMImpl& lm) {
   return lm.config().attentionLayerCount() < lm.numLayers();
 }
 
+void emitRouting(RunContext& context, const model::RoutingTrace& trace,
+                 const PreparedPrompt& prompt) {
+  for (RoutingEvent& event : routingEvents(trace, &prompt)) context.emit(event);
+}
+
+// The open windows of `state`, judged on a copy as v2's whole-sequence pass judges them; a later
+// decode that closes them emits them again, and those events supersede these.
+void emitOpenWindows(RunContext& context, const model::ModelState& state,
+                     const PreparedPrompt& prompt) {
+  model::RoutingTrace open;
+  model::traceOpenWindows(context.lm(), state, open);
+  emitRouting(context, open, prompt);
+}
+
 }  // namespace
 
 Prefilled prefillPrompt(RunContext& context, const PreparedPrompt& prompt) {
@@ -35,12 +51,19 @@ Prefilled prefillPrompt(RunContext& context, const PreparedPrompt& prompt) {
   model::PrefillOptions options;
   if (attention) options.capture = &capture;
   if (hasTttLayers(context.lm())) options.fast_weight_losses = &losses;
+  const bool routing = model::hasSrTttLayers(context.lm());
+  model::RoutingTrace trace;
+  if (routing) options.routing = &trace;
   options.progress = [&](std::int64_t done, std::int64_t total) {
     context.progress("prefill", done, total);
     return !context.cancelled();
   };
   prefilled.logits = model::prefill(context.lm(), prefilled.state, prompt.ids, options);
   emitFastWeightLosses(context, losses);
+  if (routing) {
+    emitRouting(context, trace, prompt);
+    emitOpenWindows(context, prefilled.state, prompt);
+  }
   if (!attention) {
     context.emit(LogEvent{"info", "the model has no attention layers: no attention probes"});
     return prefilled;
@@ -78,6 +101,13 @@ DecodeOutcome decode(RunContext& context, model::ModelState& state, torch::Tenso
       emitFastWeightLosses(context, losses);
     };
   }
+  // Branch 0 only: the events have no branch, and other branches read other tokens.
+  const bool routing = request.branch == 0 && model::hasSrTttLayers(context.lm());
+  if (routing) {
+    hooks.on_routing = [&](const model::RoutingTrace& trace) {
+      emitRouting(context, trace, prompt);
+    };
+  }
   std::int64_t step = 0;  // outlives the hook that counts with it
   if (probing) {
     hooks.on_step = [&](std::int64_t, const model::ForwardCapture& capture) {
@@ -94,6 +124,7 @@ DecodeOutcome decode(RunContext& context, model::ModelState& state, torch::Tenso
   outcome.generation = model::generate(context.lm(), state, std::move(logits), sampler, stop,
                                        context.tokenizer(), hooks);
   context.checkCancelled();
+  if (routing) emitOpenWindows(context, state, prompt);
   return outcome;
 }
 

@@ -23,7 +23,9 @@ struct Prefilled {
 };
 
 // Prefills `prompt` with progress events, emits the answer query's attention over the document
-// (answer_attention.h) and, when it has targets, its probe (phase "prefill").
+// (answer_attention.h) and, when it has targets, its probe (phase "prefill"); per TTT layer and
+// token a FastWeightLossEvent, per SR-TTT layer and token a RoutingEvent (routing_events.h; the
+// open last window judged on a copy).
 Prefilled prefillPrompt(RunContext& context, const PreparedPrompt& prompt);
 
 struct DecodeRequest {
@@ -43,7 +45,8 @@ struct DecodeOutcome {
 };
 
 // Generates from `logits` into `state` (see model::generate), reporting tokens and per-token
-// probes against `prompt`'s targets.
+// probes against `prompt`'s targets; on branch 0 the routing of every window a fed token closes
+// and, at the end, of the open window.
 DecodeOutcome decode(RunContext& context, model::ModelState& state, torch::Tensor logits,
                      const PreparedPrompt& prompt, const DecodeRequest& request);
 

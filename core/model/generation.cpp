@@ -77,12 +77,15 @@ Generation generate(CausalLMImpl& lm, ModelState& state, torch::Tensor logits, S
     // Feed the token so that the state holds everything generated (and the probe sees it).
     ForwardCapture capture;
     FastWeightLosses losses;
+    RoutingTrace routing;
     if (hooks.on_step) capture.query_positions = {state.length()};
     const std::int64_t position = state.length();
     logits = decodeStep(lm, state, token.id, hooks.on_step ? &capture : nullptr,
-                        hooks.on_fast_weight_losses ? &losses : nullptr);
+                        hooks.on_fast_weight_losses ? &losses : nullptr,
+                        hooks.on_routing ? &routing : nullptr);
     if (hooks.on_step) hooks.on_step(position, capture);
     if (hooks.on_fast_weight_losses) hooks.on_fast_weight_losses(losses);
+    if (hooks.on_routing) hooks.on_routing(routing);
     if (at != std::string::npos) {
       out.text.resize(at);
       out.stop = StopReason::StopString;

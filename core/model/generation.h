@@ -12,6 +12,7 @@
 #include "core/model/causal_lm.h"
 #include "core/model/mixer.h"
 #include "core/model/model_state.h"
+#include "core/model/routing_trace.h"
 #include "core/model/sampler.h"
 #include "core/tokenizer/tokenizer.h"
 
@@ -50,6 +51,9 @@ struct DecodeHooks {
   // When set, every decode step records the TTT layers' fast-weight losses of the fed token and
   // this is called with them.
   std::function<void(const FastWeightLosses&)> on_fast_weight_losses;
+  // When set, every decode step records the SR-TTT layers' routing of the fed token (a window
+  // that the token completes) and this is called with it.
+  std::function<void(const RoutingTrace&)> on_routing;
 };
 
 // `logits`: [vocab], the prediction for the first new token (what prefill() returned). The

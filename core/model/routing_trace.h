@@ -19,6 +19,7 @@ struct RoutingTrace {
     double tau = 0;                     // τ after this window's update
     std::vector<double> losses;         // L_t of the window's tokens
     std::vector<std::int64_t> routed;   // positions flagged, ascending (inserted or dropped)
+    std::vector<std::int64_t> inserted;  // those the insert kept: all but an overflow's dropped
     std::vector<std::int64_t> evicted;  // resident positions the insert removed
     std::int64_t dropped = 0;           // routed tokens not inserted (overflow)
     std::int64_t occupancy = 0;         // cache entries after the insert

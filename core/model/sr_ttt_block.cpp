@@ -196,6 +196,8 @@ void SrTttBlockImpl::closeWindow(SrTttLayerState& state, std::int64_t start,
     for (const std::int64_t local : routing.routed) w.routed.push_back(start + local);
     w.evicted = std::move(evicted);
     w.dropped = state.cache.dropped - dropped_before;
+    // An overflowing insert keeps the first routed tokens and drops the rest (residual_cache.h).
+    w.inserted.assign(w.routed.begin(), w.routed.end() - w.dropped);
     w.occupancy = state.cache.size();
     w.evictions = state.cache.evictions;
     sequence.trace_layer->windows.push_back(std::move(w));
@@ -211,6 +213,7 @@ void SrTttBlockImpl::traceOpenWindow(const SrTttLayerState& state, std::int64_t 
   Sequence sequence;
   sequence.trace = &trace;
   sequence.trace_layer = &trace.layer(layer);
+  sequence.trace_layer->alpha = alpha().item<double>();
   closeWindow(copy, length - copy.openWindow(), sequence);
   sequence.trace_layer->windows.back().open = true;
   sequence.trace_layer->cache = copy.cache.positions;

@@ -99,7 +99,8 @@ std::vector<engine::Event> oneEventOfEachKind() {
   events.push_back(engine::TokenEvent{2, 1234, "caf\xc3\xa9 \"x\", y\n", -0.03125, engine::TokenPhase::Think, 1});
   events.push_back(engine::TokenEvent{3, 99, std::string("\xe2\x82"), -inf, engine::TokenPhase::Answer, 0});
   events.push_back(engine::FastWeightLossEvent{1, 77, 2.5, 2.25, 2.0});
-  events.push_back(engine::RoutingEvent{0, 78, 3.5, 3.25, true, 512, 3});
+  events.push_back(engine::RoutingEvent{0, 78, 3.5, 3.25, true, 512, 3, 70, 80, 3.0, true,
+                                        0.25, {12, 40}, true, 1024, 1031});
   events.push_back(engine::RewardEvent{5, 200, 0.125, 1.0, 0.5625, -0.25});
   events.push_back(engine::ArtifactEvent{"heatmap L1H0",
                                          "heatmap",
@@ -196,6 +197,15 @@ struct Describe {
     num("routed", std::int64_t{e.routed});
     num("occupancy", e.cache_occupancy);
     num("evictions", e.evictions);
+    num("window_start", e.window_start);
+    num("window_end", e.window_end);
+    num("percentile", e.percentile);
+    num("inserted", std::int64_t{e.inserted});
+    num("alpha", e.alpha);
+    for (const std::int64_t position : e.evicted) num("evicted", position);
+    num("open", std::int64_t{e.open});
+    num("document_start", e.document_start);
+    num("document_end", e.document_end);
   }
   void operator()(const engine::RewardEvent& e) const {
     out << "reward:";

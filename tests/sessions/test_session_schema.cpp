@@ -177,6 +177,21 @@ TEST_CASE("a session of every earlier version migrates with its runs and events 
     CHECK(counts.at("routing") == 1);
     CHECK(counts.at("reward") == 1);
     CHECK(counts.at("fast_weight_loss") == 1);
+    // v4's routing columns read as unknown in older rows; the old fields keep their values.
+    for (const auto& stored : reader.loadEvents(3)) {
+      const auto* routing = std::get_if<engine::RoutingEvent>(&stored.event);
+      if (!routing) continue;
+      CHECK(routing->position == 5);
+      CHECK(routing->threshold == 2.25);
+      CHECK(routing->routed);
+      CHECK(routing->cache_occupancy == 12);
+      CHECK(routing->window_start == -1);
+      CHECK(routing->window_end == -1);
+      CHECK_FALSE(routing->inserted);
+      CHECK(routing->evicted.empty());
+      CHECK_FALSE(routing->open);
+      CHECK(routing->document_start == -1);
+    }
 
     // The migrated file takes new writes: the same document is found again by its hash, and
     // seq numbers go on from the fixture's.

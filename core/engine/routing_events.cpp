@@ -1,0 +1,62 @@
+#include "core/engine/routing_events.h"
+
+#include <algorithm>
+
+namespace studio::engine {
+
+namespace {
+
+// The bytes of prompt token `position` that lie in the document, relative to its start.
+Span documentBytes(const PreparedPrompt* prompt, std::int64_t position) {
+  const Span none{-1, -1};
+  if (!prompt || position < 0 || position >= static_cast<std::int64_t>(prompt->token_bytes.size())) {
+    return none;
+  }
+  const Span token = prompt->token_bytes[static_cast<std::size_t>(position)];
+  const auto begin = static_cast<std::int64_t>(prompt->context_offset);
+  const std::int64_t end = begin + static_cast<std::int64_t>(prompt->context_bytes);
+  const std::int64_t from = std::max(token.start, begin);
+  const std::int64_t to = std::min(token.end, end);
+  if (from >= to) return none;
+  return {from - begin, to - begin};
+}
+
+bool contains(const std::vector<std::int64_t>& sorted, std::int64_t position) {
+  return std::binary_search(sorted.begin(), sorted.end(), position);
+}
+
+}  // namespace
+
+std::vector<RoutingEvent> routingEvents(const model::RoutingTrace& trace,
+                                        const PreparedPrompt* prompt) {
+  std::vector<RoutingEvent> events;
+  for (std::size_t layer = 0; layer < trace.layers.size(); ++layer) {
+    const model::RoutingTrace::Layer& l = trace.layers[layer];
+    for (const model::RoutingTrace::Window& w : l.windows) {
+      for (std::int64_t position = w.start; position < w.end; ++position) {
+        RoutingEvent e;
+        e.layer = static_cast<int>(layer);
+        e.position = position;
+        e.loss = w.losses[static_cast<std::size_t>(position - w.start)];
+        e.threshold = w.tau;
+        e.routed = contains(w.routed, position);
+        e.cache_occupancy = w.occupancy;
+        e.evictions = w.evictions;
+        e.window_start = w.start;
+        e.window_end = w.end;
+        e.percentile = w.percentile_value;
+        e.inserted = contains(w.inserted, position);
+        e.alpha = l.alpha;
+        if (position == w.start) e.evicted = w.evicted;
+        e.open = w.open;
+        const Span bytes = documentBytes(prompt, position);
+        e.document_start = bytes.start;
+        e.document_end = bytes.end;
+        events.push_back(std::move(e));
+      }
+    }
+  }
+  return events;
+}
+
+}  // namespace studio::engine
