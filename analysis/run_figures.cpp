@@ -10,6 +10,7 @@
 
 #include "analysis/fast_weight_figures.h"
 #include "analysis/refine_figures.h"
+#include "analysis/routing_figures.h"
 #include "core/common/error.h"
 #include "core/probe/probe_bounds.h"
 
@@ -397,6 +398,8 @@ const std::vector<std::pair<std::string, FigureMaker>>& figureMakers() {
       {"fast_weight_loss", [](Runs runs) { return fastWeightLossFigure(runs); }},
       {"refine", [](Runs runs) { return refineEntropyFigure(runs); }},
       {"refine_steps", refineStepsFigure},
+      {"routing", [](Runs runs) { return routingFigure(runs); }},
+      {"routing_cache", routingCacheFigure},
   };
   return makers;
 }

@@ -12,7 +12,8 @@
 //   dilution_margin margin against context length, with the Lemma 2.3 required margin
 //   accuracy        accuracy against context length, per method
 //   train_loss      the trainer's loss per step
-//   fast_weight_loss, refine, refine_steps: fast_weight_figures.h, refine_figures.h
+//   fast_weight_loss, refine, refine_steps, routing, routing_cache: fast_weight_figures.h,
+//                   refine_figures.h, routing_figures.h
 // The caption line names every run with its parameters and the model.
 
 #include <string>

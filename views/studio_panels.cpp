@@ -16,6 +16,7 @@
 #include "views/fast_weight_panel.h"
 #include "views/imgui_widget.h"
 #include "views/refine_panel.h"
+#include "views/routing_panel.h"
 #include "views/run_controller.h"
 #include "views/run_traces.h"
 #include "views/runs_panel.h"
@@ -120,6 +121,11 @@ const std::vector<StudioPanel>& studioPanels() {
        {Relation::TabWith, Qt::LeftDockWidgetArea, "fastWeightDock", 0}, false,
        [](StudioContext& context, QWidget* parent) -> QWidget* {
          return new RefinePanel(context, parent);
+       }},
+      {"routingDock", QT_TRANSLATE_NOOP("StudioPanels", "Routing"),
+       {Relation::TabWith, Qt::LeftDockWidgetArea, "refineDock", 0}, false,
+       [](StudioContext& context, QWidget* parent) -> QWidget* {
+         return new RoutingPanel(context, parent);
        }},
   };
   return panels;

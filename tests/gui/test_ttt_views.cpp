@@ -1,22 +1,27 @@
-// The fast-weight loss and ReFINE views (issues 22, 23, 25): runs started from the window on a
-// tiny TTT model and a tiny transformer land in their panels live, the panels follow the selected
-// run, a click on the entropy curve scrolls the document, and `studio-cli export --figure`
-// draws the same figures from the session.
+// The fast-weight loss, ReFINE and routing views (issues 22, 23, 24, 25): runs started from the
+// window on a tiny TTT model, a tiny transformer and a tiny SR-TTT model land in their panels
+// live, the panels follow the selected run, a click on the entropy curve scrolls the document, and
+// `studio-cli export --figure` draws the same figures from the session.
 
 #include <catch2/catch.hpp>
 
 #include <QComboBox>
 #include <QFileInfo>
+#include <QLabel>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableWidget>
 #include <QTemporaryDir>
 
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "analysis/fast_weight_figures.h"
 #include "analysis/refine_trace.h"
+#include "analysis/routing_evidence.h"
+#include "analysis/routing_figures.h"
 #include "gui/gui_test_support.h"
 #include "support/run_cli.h"
 #include "support/tiny_model_folder.h"
@@ -25,6 +30,7 @@
 #include "views/fast_weight_panel.h"
 #include "views/figure_view.h"
 #include "views/refine_panel.h"
+#include "views/routing_panel.h"
 #include "views/run_controller.h"
 #include "views/run_traces.h"
 #include "views/studio_context.h"
@@ -189,4 +195,146 @@ TEST_CASE("the fast-weight figure bins long prompts and averages each bin", "[gu
   CHECK(f.series[0].ys[0] == Approx(5.0));
   CHECK(f.series[2].ys.back() == Approx(0.5));
   CHECK(analysis::fastWeightLossFigure({&run}, 7).series.empty());  // no such layer
+}
+
+TEST_CASE("a run on an SR-TTT model fills the routing panel and exports its figures", "[gui]") {
+  QTemporaryDir dir;
+  const std::string item = writeItem(dir, 6);
+  {
+    // The item names its evidence: the code (ASCII, so code points are bytes).
+    nlohmann::json json = nlohmann::json::parse(std::ifstream(item));
+    const auto at = json.at("context").get<std::string>().find("K7Q2");
+    json["targets"] = {{{"start", at}, {"end", at + 4}}};
+    std::ofstream(item) << json.dump();
+  }
+  const test::TinyModelFolder model(test::TinyModelFolder::Ttt::SrTtt, "routing-view");
+  const QString session = dir.filePath(QStringLiteral("routing.sqlite"));
+  MainWindow window(isolatedWindow());
+  window.show();
+  REQUIRE(window.openSession(session));
+  const std::int64_t id =
+      runInWindow(window, item, model.path(), ScriptedRun{"in_context", {{"decoding", "greedy"}}});
+  auto* panel = window.findChild<RoutingPanel*>();
+  REQUIRE(panel);
+  REQUIRE(waitUntil([&] { return panel->shownRun() == id; }));
+  const RunTrace& trace = *window.traces()->find(id);
+  const std::vector<analysis::RoutingLayerView> layers = analysis::routingLayers(trace);
+  REQUIRE(layers.size() == 2);
+  CHECK(panel->layerBox()->count() == 2);
+  // Every position the run read was judged once in the latest events: prompt and answer.
+  const std::int64_t read = trace.result.prompt_tokens + trace.result.generated_tokens;
+  CHECK(static_cast<std::int64_t>(layers[0].tokens.size()) >= read - 1);
+  CHECK_FALSE(layers[0].routed.empty());
+  const Figure& figure = panel->chart()->figure();
+  REQUIRE(figure.findSeries("L_t"));
+  CHECK(figure.findSeries("L_t")->xs.size() == layers[0].tokens.size());
+  CHECK(figure.findSeries("routed")->xs.size() == layers[0].routed.size());
+  CHECK(figure.findSeries("τ per window")->xs.size() == 3 * layers[0].windows.size());
+  CHECK(panel->summary()->text().contains(
+      QStringLiteral("%1 routed").arg(layers[0].routed.size())));
+  CHECK(panel->summary()->text().contains(QStringLiteral("α1 = ")));
+  // The cache chart: occupancy and evictions per layer.
+  CHECK(panel->cacheChart()->figure().series.size() == 4);
+  // The niah item's evidence is located through the events' document bytes.
+  const analysis::RoutingEvidence evidence = analysis::routingEvidence(trace, layers[0]);
+  REQUIRE(evidence.mapped);
+  REQUIRE_FALSE(evidence.tokens.empty());
+  CHECK(panel->evidence()->text().contains(QStringLiteral("Evidence: %1 tokens")
+                                               .arg(evidence.tokens.size())));
+  CHECK(panel->evidence()->text().contains(QStringLiteral("needle")));
+  // Layer 1 chosen: its own curve.
+  panel->layerBox()->setCurrentIndex(1);
+  CHECK(panel->chart()->figure().title.find("layer 1") != std::string::npos);
+
+  // A document token scrolls the document to its bytes; the template's first token cannot.
+  const engine::RoutingEvent& token =
+      *std::find_if(layers[0].tokens.begin(), layers[0].tokens.end(),
+                    [](const engine::RoutingEvent& e) { return e.document_start >= 0; });
+  CHECK(panel->revealPosition(token.position));
+  CHECK(window.documentPanel()->view()->selection().start == token.document_start);
+  CHECK(window.documentPanel()->view()->selection().end == token.document_end);
+  CHECK_FALSE(panel->revealPosition(0));
+  CHECK(panel->summary()->text().contains(QStringLiteral("not a document token")));
+
+  // The session has what the panel drew: the CLI exports both figures from it.
+  for (const char* name : {"routing", "routing_cache"}) {
+    INFO(name);
+    const std::string svg = dir.filePath(QStringLiteral("%1.svg").arg(name)).toStdString();
+    const auto exported = test::runCli("export --session " + session.toStdString() + " --run " +
+                                       std::to_string(id) + " --figure " + name + " --out " + svg);
+    INFO(exported.err);
+    CHECK(exported.exit_code == 0);
+    CHECK(QFileInfo(QString::fromStdString(svg)).size() > 1000);
+  }
+}
+
+TEST_CASE("the routing figures on a hand-made trace: a closed window supersedes an open one",
+          "[gui]") {
+  analysis::RunTrace run;
+  run.id = 4;
+  auto event = [](std::int64_t position, double loss, std::int64_t start, std::int64_t end,
+                  double tau, bool routed, std::int64_t occupancy, std::int64_t evictions,
+                  std::vector<std::int64_t> evicted, bool open) {
+    engine::RoutingEvent e;
+    e.layer = 0;
+    e.position = position;
+    e.loss = loss;
+    e.threshold = tau;
+    e.routed = e.inserted = routed;
+    e.cache_occupancy = occupancy;
+    e.evictions = evictions;
+    e.window_start = start;
+    e.window_end = end;
+    e.alpha = 0.25;
+    e.evicted = std::move(evicted);
+    e.open = open;
+    return e;
+  };
+  // Window [0, 4) routes 1 and 3; the open window [4, 6) judged at the prefill's end would evict
+  // 3; the decode closes [4, 8), which routes 4 and evicts 1 instead.
+  run.add(event(0, 0.5, 0, 4, 1.0, false, 2, 0, {}, false));
+  run.add(event(1, 2.0, 0, 4, 1.0, true, 2, 0, {}, false));
+  run.add(event(2, 0.7, 0, 4, 1.0, false, 2, 0, {}, false));
+  run.add(event(3, 3.0, 0, 4, 1.0, true, 2, 0, {}, false));
+  run.add(event(4, 4.0, 4, 6, 2.0, true, 2, 1, {3}, true));
+  run.add(event(5, 0.1, 4, 6, 2.0, false, 2, 1, {}, true));
+  run.add(event(4, 4.0, 4, 8, 1.5, true, 2, 1, {1}, false));
+  for (std::int64_t t = 5; t < 8; ++t) run.add(event(t, 0.1, 4, 8, 1.5, false, 2, 1, {}, false));
+
+  const auto layers = analysis::routingLayers(run);
+  REQUIRE(layers.size() == 1);
+  CHECK(layers[0].tokens.size() == 8);
+  CHECK(layers[0].routed == std::set<std::int64_t>{1, 3, 4});
+  CHECK(layers[0].evicted == std::set<std::int64_t>{1});
+  CHECK(layers[0].kept == std::set<std::int64_t>{3, 4});
+  REQUIRE(layers[0].windows.size() == 2);
+  CHECK(layers[0].windows[1].end == 8);
+  CHECK_FALSE(layers[0].windows[1].open);
+
+  const Figure f = analysis::routingFigure({&run});
+  CHECK(f.title.find("layer 0") != std::string::npos);
+  const FigureSeries* tau = f.findSeries("τ per window");
+  REQUIRE(tau);
+  // [0, 4) at 1.0, a gap, [4, 8) at 1.5.
+  CHECK(tau->xs == std::vector<double>{-0.5, 3.5, 4.0, 3.5, 7.5, 8.0});
+  CHECK(tau->ys[1] == 1.0);
+  CHECK(std::isnan(tau->ys[2]));
+  CHECK(tau->ys[4] == 1.5);
+  CHECK(f.findSeries("routed")->xs == std::vector<double>{1, 3, 4});
+  CHECK(f.findSeries("evicted")->ys == std::vector<double>{2.0});
+  const Figure cache = analysis::routingCacheFigure({&run});
+  REQUIRE(cache.series.size() == 2);
+  CHECK(cache.series[1].ys == std::vector<double>{0, 1});
+  CHECK(cache.series[0].xs == std::vector<double>{3, 7});
+  // No such layer, and runs without routing: empty figures that say why.
+  CHECK(analysis::routingFigure({&run}, 5).series.empty());
+  analysis::RunTrace none;
+  const Figure empty = analysis::routingFigure({&none});
+  CHECK(empty.series.empty());
+  CHECK(empty.empty_text.find("SR-TTT") != std::string::npos);
+  // The evidence needs target spans; with them, the tokens whose document bytes meet them.
+  CHECK_FALSE(analysis::routingEvidence(run, layers[0]).has_targets);
+  run.spec.document_text = "abcdefgh";
+  run.spec.target_chars = {{3, 5}};
+  CHECK_FALSE(analysis::routingEvidence(run, layers[0]).mapped);  // no document bytes
 }

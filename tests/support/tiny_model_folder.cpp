@@ -22,6 +22,17 @@ TinyModelFolder::TinyModelFolder(const std::string& tag, std::uint64_t seed, dou
 }
 
 TinyModelFolder::TinyModelFolder(Ttt kind, const std::string& tag, std::uint64_t seed) {
+  if (kind == Ttt::SrTtt) {
+    m_config = model::ModelConfig::fromJson(
+        {{"model_type", "sr_ttt"}, {"n_layers", 2},      {"d_model", 32},
+         {"n_heads", 4},           {"d_head", 8},        {"d_ff", 64},
+         {"vocab_size", 259},      {"window_size", 16},  {"ttt_update_chunk", 4},
+         {"cache_cap", 8},         {"chunk_size", 4},    {"surprisal_percentile", 75.0},
+         {"alpha_init", 0.3},      {"max_seq_len", 8192}, {"tie_word_embeddings", true},
+         {"torch_dtype", "float32"}, {"eos_token_id", 258}});
+    write(tag, seed, 1.0);
+    return;
+  }
   m_config = model::ModelConfig::fromJson(
       {{"model_type", "ttt"},
        {"vocab_size", 259},

@@ -17,8 +17,9 @@ class TinyModelFolder {
   // Weights are random (seeded); `scale` multiplies every matrix (sharper attention above 1).
   explicit TinyModelFolder(const std::string& tag = "model", std::uint64_t seed = 7,
                            double scale = 1.0);
-  enum class Ttt { Linear, Mlp };
-  // The TTT model of that width (ttt-lm-pytorch's layout).
+  // Linear, Mlp: the TTT model of that width (ttt-lm-pytorch's layout). SrTtt: an sr_ttt model
+  // (SR-TTT v2's layout) of that width, windows of 16 tokens, a cache of 8 that fills and evicts.
+  enum class Ttt { Linear, Mlp, SrTtt };
   TinyModelFolder(Ttt kind, const std::string& tag, std::uint64_t seed = 7);
   ~TinyModelFolder();
   TinyModelFolder(const TinyModelFolder&) = delete;

@@ -1,0 +1,24 @@
+#pragma once
+// Whether SR-TTT routed and kept a task item's evidence (the needle): the run's target_chars
+// (code points of its document) mapped to bytes, and the routing events whose document bytes
+// meet them (routing events carry each token's document bytes, so no attention artifact is
+// needed).
+
+#include <cstdint>
+#include <vector>
+
+#include "analysis/routing_figures.h"
+
+namespace studio::analysis {
+
+struct RoutingEvidence {
+  bool has_targets = false;          // the run's item named evidence spans
+  bool mapped = false;               // some of its tokens carry document bytes
+  std::vector<std::int64_t> tokens;  // positions whose bytes meet the evidence
+  std::vector<std::int64_t> routed;  // of those, routed
+  std::vector<std::int64_t> kept;    // of those, in the cache after the sequence
+};
+
+RoutingEvidence routingEvidence(const RunTrace& run, const RoutingLayerView& layer);
+
+}  // namespace studio::analysis

@@ -1,0 +1,151 @@
+#include "views/routing_panel.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+#include "analysis/routing_evidence.h"
+#include "analysis/routing_figures.h"
+#include "views/figure_view.h"
+#include "views/run_traces.h"
+#include "views/studio_context.h"
+
+namespace studio::views {
+
+namespace {
+
+bool hasRouting(const RunTrace& run) {
+  return !run.events.all<engine::RoutingEvent>().empty();
+}
+
+QString positionList(const std::vector<std::int64_t>& positions) {
+  QStringList out;
+  for (const std::int64_t p : positions) out << QString::number(p);
+  return out.join(QStringLiteral(", "));
+}
+
+}  // namespace
+
+RoutingPanel::RoutingPanel(StudioContext& context, QWidget* parent)
+    : QWidget(parent), m_context(context) {
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(4, 4, 4, 4);
+  auto* bar = new QHBoxLayout();
+  bar->addWidget(new QLabel(tr("layer"), this));
+  m_layer = new QComboBox(this);
+  m_layer->setToolTip(tr("The SR-TTT layer whose surprisal and routing are drawn"));
+  bar->addWidget(m_layer);
+  m_summary = new QLabel(this);
+  m_summary->setWordWrap(true);
+  bar->addWidget(m_summary, 1);
+  layout->addLayout(bar);
+  m_evidence = new QLabel(this);
+  m_evidence->setWordWrap(true);
+  layout->addWidget(m_evidence);
+  m_chart = new FigureView(this);
+  m_chart->setToolTip(tr("Click a token to show it in the document"));
+  layout->addWidget(m_chart, 2);
+  m_cache = new FigureView(this);
+  layout->addWidget(m_cache, 1);
+  connect(m_layer, &QComboBox::currentIndexChanged, this, [this] { refresh(); });
+  connect(m_chart, &FigureView::clickedAt, this,
+          [this](double x) { revealPosition(static_cast<std::int64_t>(std::lround(x))); });
+  connect(context.traces(), &RunTraces::changed, this, &RoutingPanel::refresh);
+  connect(&context, &StudioContext::selectedRunChanged, this, &RoutingPanel::refresh);
+  refresh();
+}
+
+void RoutingPanel::refresh() {
+  const RunTraces& traces = *m_context.traces();
+  const RunTrace* run = traces.find(m_context.selectedRun());
+  if (!run || !hasRouting(*run)) {
+    run = nullptr;
+    const std::vector<const RunTrace*> all = traces.all();
+    for (auto it = all.rbegin(); it != all.rend() && !run; ++it) {
+      if (hasRouting(**it)) run = *it;
+    }
+  }
+  if (!run) {
+    m_run = 0;
+    m_summary->setText(tr("Runs on SR-TTT models show their surprisal routing here."));
+    m_evidence->clear();
+    m_chart->setFigure(analysis::routingFigure({}));
+    m_cache->setFigure(analysis::routingCacheFigure({}));
+    return;
+  }
+  const std::vector<analysis::RoutingLayerView> layers = analysis::routingLayers(*run);
+  const int chosen = m_layer->currentData().isValid() ? m_layer->currentData().toInt() : -1;
+  if (run->id != m_run || m_layer->count() != static_cast<int>(layers.size())) {
+    const QSignalBlocker block(m_layer);
+    m_layer->clear();
+    for (const auto& view : layers) m_layer->addItem(QString::number(view.layer), view.layer);
+    const int index = m_layer->findData(chosen);
+    m_layer->setCurrentIndex(index >= 0 ? index : 0);
+  }
+  m_run = run->id;
+  const int layer = m_layer->currentData().toInt();
+  QStringList alphas;
+  const analysis::RoutingLayerView* shown = &layers.front();
+  for (const auto& view : layers) {
+    alphas << tr("α%1 = %2").arg(view.layer).arg(view.alpha, 0, 'f', 3);
+    if (view.layer == layer) shown = &view;
+  }
+  m_summary->setText(tr("%1, layer %2: %3 tokens, %4 routed, %5 inserted, %6 kept, %7 evicted; %8")
+                         .arg(QString::fromStdString(run->label()))
+                         .arg(shown->layer)
+                         .arg(shown->tokens.size())
+                         .arg(shown->routed.size())
+                         .arg(shown->inserted.size())
+                         .arg(shown->kept.size())
+                         .arg(shown->evicted.size())
+                         .arg(alphas.join(QStringLiteral(", "))));
+  const analysis::RoutingEvidence evidence = analysis::routingEvidence(*run, *shown);
+  if (!evidence.has_targets) {
+    m_evidence->setText(tr("The run's item names no evidence span."));
+  } else if (!evidence.mapped) {
+    m_evidence->setText(
+        tr("This run's routing events do not map tokens to the document (a "
+           "session before schema 4): the evidence cannot be located."));
+  } else if (evidence.tokens.empty()) {
+    m_evidence->setText(tr("The evidence lies in no token this layer judged."));
+  } else {
+    const bool routed = evidence.routed.size() == evidence.tokens.size();
+    const bool kept = evidence.kept.size() == evidence.tokens.size();
+    m_evidence->setText(
+        tr("Evidence: %1 tokens (%2); routed %3 of them%4, kept in the cache %5%6. %7")
+            .arg(evidence.tokens.size())
+            .arg(positionList(evidence.tokens))
+            .arg(evidence.routed.size())
+            .arg(evidence.routed.empty() ? QString()
+                                         : tr(" (%1)").arg(positionList(evidence.routed)))
+            .arg(evidence.kept.size())
+            .arg(evidence.kept.empty() ? QString() : tr(" (%1)").arg(positionList(evidence.kept)))
+            .arg(routed && kept            ? tr("The needle was routed and kept.")
+                 : evidence.routed.empty() ? tr("The needle was not routed.")
+                 : evidence.kept.empty()   ? tr("The needle was routed but not kept.")
+                                           : tr("The needle was partly routed or kept.")));
+  }
+  m_chart->setFigure(analysis::routingFigure({run}, shown->layer));
+  m_cache->setFigure(analysis::routingCacheFigure({run}));
+}
+
+bool RoutingPanel::revealPosition(std::int64_t position) {
+  const RunTrace* run = m_context.traces()->find(m_run);
+  if (!run) return false;
+  for (const auto& view : analysis::routingLayers(*run)) {
+    for (const engine::RoutingEvent& token : view.tokens) {
+      if (token.position != position || token.document_start < 0) continue;
+      m_context.revealBytes({token.document_start, token.document_end});
+      return true;
+    }
+  }
+  m_summary->setText(tr("Position %1 is not a document token of this run (the template, the "
+                        "question or a generated token).")
+                         .arg(position));
+  return false;
+}
+
+}  // namespace studio::views
