@@ -13,14 +13,13 @@ std::vector<RefineChunk> refineChunks(std::int64_t length, std::int64_t chunks,
   if (rollout_tokens < 1) throwArgument("rollout_tokens", "must be ≥ 1");
   if (edge < 1) throwArgument("edge_tokens", "must be ≥ 1");
   const std::int64_t size = std::max<std::int64_t>(0, length) / chunks;
-  const std::int64_t lowest = edge - 1;
   const std::int64_t highest = std::min(length - edge - 1, length - rollout_tokens - 1);
   std::vector<RefineChunk> out(static_cast<std::size_t>(chunks));
   for (std::int64_t j = 0; j < chunks; ++j) {
     RefineChunk& chunk = out[static_cast<std::size_t>(j)];
     chunk.start = j * size;
     chunk.end = chunk.start + size;
-    chunk.first = std::max(chunk.start, lowest);
+    chunk.first = chunk.start + edge - 1;
     chunk.last = std::min(chunk.end - 1, highest);
   }
   return out;

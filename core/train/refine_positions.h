@@ -4,15 +4,15 @@
 //
 // A position t names the prefix's last token: the rollout continues tokens 0..t and is compared
 // with the truth t+1..t+k. As in the public code, chunks have ⌊S/c⌋ positions each and the last
-// S mod c positions belong to none; a rollout starts (at t+1) at least `edge` tokens after the
-// sequence's start and at most at S − edge, and its k-token truth must exist:
-//   edge − 1 ≤ t ≤ min(S − edge − 1, S − k − 1).
-// The public code draws over the whole chunk and then clamps the rollout's start into that range,
-// which piles the clamped mass onto one position (possibly another chunk's); here the draw is
-// restricted to the chunk's allowed positions instead, so every position stays in its chunk and
-// no two coincide. A chunk with no allowed position (short sequences: S < 2·edge, or chunks of
-// fewer tokens than the margins leave) draws nothing, so a short sequence gets fewer rollouts, or
-// none, and never an error.
+// S mod c positions belong to none; a chunk's rollout starts (at t+1) at least `edge` tokens after
+// the chunk's start and at most at S − edge, and its k-token truth must exist — the range
+// [chunk start + edge, S − edge] of rollout starts the issue and the public code name:
+//   chunk start + edge − 1 ≤ t ≤ min(chunk end − 1, S − edge − 1, S − k − 1).
+// The draw is restricted to the chunk's allowed positions (rather than drawn over the whole chunk
+// and clamped, which would pile the clamped mass onto one position), so every position stays in
+// its chunk and no two coincide. A chunk with no allowed position (short sequences: S < 2·edge,
+// or chunks of no more than `edge` tokens) draws nothing, so a short sequence gets fewer
+// rollouts, or none, and never an error.
 
 #include <cstdint>
 #include <vector>

@@ -125,13 +125,13 @@ TEST_CASE("refine: every drawn position lies in its chunk's allowed range, short
               CHECK(chunk.position == -1);
               continue;
             }
-            // Inside the chunk, at least 20 tokens of prefix before the rollout's first token,
-            // the rollout starting no later than S − 20, and k tokens of truth after t.
+            // Inside the chunk, the rollout starting at least 20 tokens after the chunk's start
+            // and no later than S − 20, and k tokens of truth after t.
             CHECK(chunk.position >= chunk.start);
             CHECK(chunk.position < chunk.end);
             CHECK(chunk.position >= chunk.first);
             CHECK(chunk.position <= chunk.last);
-            CHECK(chunk.position + 1 >= 20);
+            CHECK(chunk.position + 1 >= chunk.start + 20);
             CHECK(chunk.position + 1 <= length - 20);
             CHECK(chunk.position + k <= length - 1);
             CHECK(seen.insert(chunk.position).second);
@@ -150,6 +150,12 @@ TEST_CASE("refine: every drawn position lies in its chunk's allowed range, short
   // 42 tokens allow 19 and 20.
   CHECK(train::refineChunks(41, 1, 5, 20).front().first == 19);
   CHECK(train::refineChunks(41, 1, 5, 20).front().last == 20);
+  // Later chunks keep 20 tokens of their own before a rollout: 200 tokens in 2 chunks allow
+  // 19..99 and 119..179.
+  const auto two = train::refineChunks(200, 2, 5, 20);
+  CHECK(two[1].first == 119);
+  CHECK(two[1].last == 179);
+  CHECK(two[0].last == 99);
 }
 
 TEST_CASE("refine: positions follow p ∝ exp(H/τ) within a chunk", "[refine]") {
