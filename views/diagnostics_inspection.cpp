@@ -24,18 +24,13 @@ void DiagnosticsPanel::attach(StudioContext& context) {
 
 void DiagnosticsPanel::showHeadGrid() {
   if (!m_context) return;
-  const RunTraces& traces = *m_context->traces();
-  const RunTrace* selected = traces.find(m_context->selectedRun());
-  if (selected && showHeadGridOf(*selected)) return;
-  const std::vector<const RunTrace*> runs = traces.all();
-  for (auto it = runs.rbegin(); it != runs.rend(); ++it) {
-    if (showHeadGridOf(**it)) return;
-  }
+  const RunTrace* run = m_context->runToShow(
+      [](const RunTrace& r) { return makeRunFigure("head_mass", {&r}).isHeatmap(); });
+  if (run) showHeadGridOf(*run);
 }
 
-bool DiagnosticsPanel::showHeadGridOf(const RunTrace& run) {
+void DiagnosticsPanel::showHeadGridOf(const RunTrace& run) {
   const Figure figure = makeRunFigure("head_mass", {&run});
-  if (!figure.isHeatmap()) return false;
   HeadGrid grid;
   grid.layers = figure.heatmap.rows;
   grid.heads = figure.heatmap.columns;
@@ -44,7 +39,6 @@ bool DiagnosticsPanel::showHeadGridOf(const RunTrace& run) {
   setHeadGrid(std::move(grid));
   if (m_grid_run != run.id) clearStrip();
   m_grid_run = run.id;
-  return true;
 }
 
 void DiagnosticsPanel::inspectHead(int layer, int head) {

@@ -67,7 +67,7 @@ class DiagnosticsPanel : public ImGuiWidget {
   void drawWindowRequests();
   // The selected run's grid, or the newest run's that has a probe of the answer query.
   void showHeadGrid();
-  bool showHeadGridOf(const RunTrace& run);
+  void showHeadGridOf(const RunTrace& run);
   void requestWindow(int layer, int head, qint64 first_key, qint64 end_key, bool document_queries);
 
   HeadGridView m_grid;

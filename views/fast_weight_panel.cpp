@@ -42,15 +42,7 @@ FastWeightPanel::FastWeightPanel(StudioContext& context, QWidget* parent)
 }
 
 void FastWeightPanel::refresh() {
-  const RunTraces& traces = *m_context.traces();
-  const RunTrace* run = traces.find(m_context.selectedRun());
-  if (!run || !hasFastWeightLosses(*run)) {
-    run = nullptr;
-    const std::vector<const RunTrace*> all = traces.all();
-    for (auto it = all.rbegin(); it != all.rend() && !run; ++it) {
-      if (hasFastWeightLosses(**it)) run = *it;
-    }
-  }
+  const RunTrace* run = m_context.runToShow(hasFastWeightLosses);
   if (!run) {
     m_run = 0;
     m_summary->setText(tr("Runs on models with TTT layers show their inner loss here."));

@@ -90,15 +90,7 @@ RefinePanel::RefinePanel(StudioContext& context, QWidget* parent)
 }
 
 void RefinePanel::refresh() {
-  const RunTraces& traces = *m_context.traces();
-  const RunTrace* run = traces.find(m_context.selectedRun());
-  if (!run || !hasRefineSteps(*run)) {
-    run = nullptr;
-    const std::vector<const RunTrace*> all = traces.all();
-    for (auto it = all.rbegin(); it != all.rend() && !run; ++it) {
-      if (hasRefineSteps(**it)) run = *it;
-    }
-  }
+  const RunTrace* run = m_context.runToShow(hasRefineSteps);
   std::vector<analysis::RefineStepView> steps;
   QString problem;
   if (run) {

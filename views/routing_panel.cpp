@@ -59,15 +59,7 @@ RoutingPanel::RoutingPanel(StudioContext& context, QWidget* parent)
 }
 
 void RoutingPanel::refresh() {
-  const RunTraces& traces = *m_context.traces();
-  const RunTrace* run = traces.find(m_context.selectedRun());
-  if (!run || !hasRouting(*run)) {
-    run = nullptr;
-    const std::vector<const RunTrace*> all = traces.all();
-    for (auto it = all.rbegin(); it != all.rend() && !run; ++it) {
-      if (hasRouting(**it)) run = *it;
-    }
-  }
+  const RunTrace* run = m_context.runToShow(hasRouting);
   if (!run) {
     m_run = 0;
     m_summary->setText(tr("Runs on SR-TTT models show their surprisal routing here."));

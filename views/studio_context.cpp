@@ -1,5 +1,7 @@
 #include "views/studio_context.h"
 
+#include "views/run_traces.h"
+
 namespace studio::views {
 
 StudioContext::StudioContext(RunTraces* traces, RunController* runner, StudioSession* session,
@@ -22,6 +24,17 @@ void StudioContext::selectRun(std::int64_t id) {
   if (id == m_selected_run) return;
   m_selected_run = id;
   emit selectedRunChanged(id);
+}
+
+const RunTrace* StudioContext::runToShow(
+    const std::function<bool(const RunTrace&)>& has_data) const {
+  const RunTrace* selected = m_traces->find(m_selected_run);
+  if (selected && has_data(*selected)) return selected;
+  const std::vector<const RunTrace*> runs = m_traces->all();
+  for (auto it = runs.rbegin(); it != runs.rend(); ++it) {
+    if (has_data(**it)) return *it;
+  }
+  return nullptr;
 }
 
 }  // namespace studio::views

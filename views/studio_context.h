@@ -10,6 +10,7 @@
 #include <QString>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 
 #include "views/analysis_names.h"
@@ -46,6 +47,9 @@ class StudioContext : public QObject {
   // The run panels follow (0: none). Selecting the selected run again changes nothing.
   void selectRun(std::int64_t id);
   std::int64_t selectedRun() const { return m_selected_run; }
+  // The run a panel that draws one run shows: the selected one when it has the panel's data, else
+  // the newest run that has it; null when none has.
+  const RunTrace* runToShow(const std::function<bool(const RunTrace&)>& has_data) const;
 
   // A panel asks for the document to show these bytes of its text (scrolled to, selected).
   void revealBytes(Span bytes) { emit revealRequested(bytes); }
