@@ -43,8 +43,8 @@ Figure refineEntropyFigure(const std::vector<const RunTrace*>& runs, std::int64_
                                 [step](const RefineStepView& s) { return s.step == step; });
     if (chosen == steps.end()) break;
     const RefineStepView& last = *chosen;
-    f.title = "ReFINE step " + std::to_string(last.step + 1) + " of " + run->label() +
-              ": entropy over the prompt, chunks and rollout positions";
+    f.title = "ReFINE step " + std::to_string(last.step + 1) + " (" + run->label() +
+              "): entropy, chunks, rollout positions";
     f.series.push_back(curve("H_t", last.entropy, 7, FigureSeries::Style::Line));
     f.series.push_back(curve("smoothed H_t", last.entropy_smoothed, 0, FigureSeries::Style::Line));
     // Chunk borders as dashed verticals, one series with NaN gaps between them.
