@@ -111,4 +111,20 @@ std::vector<std::int64_t> FieldReader::tokenIds(const std::string& key) const {
   return ids;
 }
 
+void writeSpecialTokenIds(nlohmann::json& out, const std::vector<std::int64_t>& eos_token_ids,
+                          std::int64_t bos_token_id) {
+  if (eos_token_ids.empty()) {
+    out.erase("eos_token_id");
+  } else if (eos_token_ids.size() == 1) {
+    out["eos_token_id"] = eos_token_ids.front();
+  } else {
+    out["eos_token_id"] = eos_token_ids;
+  }
+  if (bos_token_id >= 0) {
+    out["bos_token_id"] = bos_token_id;
+  } else {
+    out.erase("bos_token_id");
+  }
+}
+
 }  // namespace studio::model

@@ -30,6 +30,11 @@ inline constexpr std::int64_t kMaxParameters = std::int64_t{1} << 50;
 // A double as JSON writes it (the shortest text that reads back the same).
 std::string formatNumber(double value);
 
+// Writes eos_token_id (one id, a list, or nothing) and bos_token_id (nothing when negative) into a
+// config.json object as transformers does, replacing what `out` held.
+void writeSpecialTokenIds(nlohmann::json& out, const std::vector<std::int64_t>& eos_token_ids,
+                          std::int64_t bos_token_id);
+
 class FieldReader {
  public:
   FieldReader(const nlohmann::json& object, std::string file, std::string prefix)

@@ -413,18 +413,7 @@ nlohmann::json ModelConfig::toJson() const {
   }
   out["hidden_act"] = hidden_act;
   out["torch_dtype"] = torch_dtype;
-  if (eos_token_ids.empty()) {
-    out.erase("eos_token_id");
-  } else if (eos_token_ids.size() == 1) {
-    out["eos_token_id"] = eos_token_ids.front();
-  } else {
-    out["eos_token_id"] = eos_token_ids;
-  }
-  if (bos_token_id >= 0) {
-    out["bos_token_id"] = bos_token_id;
-  } else {
-    out.erase("bos_token_id");
-  }
+  writeSpecialTokenIds(out, eos_token_ids, bos_token_id);
   return out;
 }
 

@@ -184,18 +184,7 @@ json tttConfigToJson(const ModelConfig& c) {
     }
     out["layer_types"] = types;
   }
-  if (c.eos_token_ids.empty()) {
-    out.erase("eos_token_id");
-  } else if (c.eos_token_ids.size() == 1) {
-    out["eos_token_id"] = c.eos_token_ids.front();
-  } else {
-    out["eos_token_id"] = c.eos_token_ids;
-  }
-  if (c.bos_token_id >= 0) {
-    out["bos_token_id"] = c.bos_token_id;
-  } else {
-    out.erase("bos_token_id");
-  }
+  writeSpecialTokenIds(out, c.eos_token_ids, c.bos_token_id);
   return out;
 }
 
