@@ -15,6 +15,7 @@ namespace studio::views {
 
 FigureView::FigureView(QWidget* parent) : QWidget(parent) {
   setAttribute(Qt::WA_OpaquePaintEvent);
+  setMouseTracking(true);
 }
 
 void FigureView::setFigure(Figure figure) {
@@ -35,6 +36,14 @@ void FigureView::mousePressEvent(QMouseEvent* event) {
     return;
   }
   QWidget::mousePressEvent(event);
+}
+
+void FigureView::mouseMoveEvent(QMouseEvent* event) {
+  const QPointF at = event->position();
+  if (m_area.valid() && m_area.plot.contains(at)) {
+    emit hoveredAt(m_area.xAt(at.x()), event->globalPosition().toPoint());
+  }
+  QWidget::mouseMoveEvent(event);
 }
 
 void FigureView::contextMenuEvent(QContextMenuEvent* event) {

@@ -1,7 +1,8 @@
 #pragma once
 // A chart on screen: paints a Figure with the export painter (so the screen and the exported
-// file agree), offers "Export figure…" in its context menu, and says which x a click on a line
-// plot's data area fell on (the ReFINE panel scrolls the document to that position).
+// file agree), offers "Export figure…" in its context menu, and says which x a click on (or the
+// mouse over) a line plot's data area falls on (the ReFINE panel scrolls the document to that
+// position; the fast-weight panel shows the raw values there).
 
 #include <QWidget>
 
@@ -30,11 +31,14 @@ class FigureView : public QWidget {
  signals:
   // A left click inside the plot rectangle of a line plot, at data x.
   void clickedAt(double x);
+  // The mouse over the plot rectangle of a line plot, at data x (global: where to show a tip).
+  void hoveredAt(double x, QPoint global);
 
  protected:
   void paintEvent(QPaintEvent* event) override;
   void contextMenuEvent(QContextMenuEvent* event) override;
   void mousePressEvent(QMouseEvent* event) override;
+  void mouseMoveEvent(QMouseEvent* event) override;
 
  private:
   Figure m_figure;

@@ -31,7 +31,7 @@
 #include "sessions/session_reader.h"
 #include "sessions/session_store.h"
 #include "views/about_box.h"
-#include "views/attention_colouring.h"
+#include "views/document_colouring.h"
 #include "views/comparison_panel.h"
 #include "views/diagnostics_panel.h"
 #include "views/document_loader.h"
@@ -120,6 +120,7 @@ void MainWindow::buildDocks() {
   }
   // The window's own inputs: the run form asks it for a model and for runs.
   connect(runsPanel(), &RunsPanel::openModelRequested, this, &MainWindow::chooseModel);
+  connect(runsPanel(), &RunsPanel::modelChosen, this, &MainWindow::setModelPath);
   connect(runsPanel(), &RunsPanel::runRequested, this, &MainWindow::runCheckedMethods);
   // A run that finishes is selected: the document's colouring and the diagnostics follow it.
   connect(m_runner, &RunController::runFinished, m_context, &StudioContext::selectRun);
@@ -137,8 +138,8 @@ QDockWidget* MainWindow::dock(const QString& object_name) const {
 DocumentPanel* MainWindow::documentPanel() const {
   return findChild<DocumentPanel*>();
 }
-AttentionColouring* MainWindow::attentionColouring() const {
-  return findChild<AttentionColouring*>();
+DocumentColouring* MainWindow::documentColouring() const {
+  return findChild<DocumentColouring*>();
 }
 RunsPanel* MainWindow::runsPanel() const {
   return findChild<RunsPanel*>();

@@ -30,7 +30,7 @@ class QToolButton;
 
 namespace studio::views {
 
-class AttentionColouring;
+class DocumentColouring;
 class ComparisonPanel;
 class DiagnosticsPanel;
 class DocumentLoader;
@@ -107,7 +107,7 @@ class MainWindow : public QMainWindow {
 
   // The panels the window works with (found among its children, made by studio_panels.cpp).
   DocumentPanel* documentPanel() const;
-  AttentionColouring* attentionColouring() const;
+  DocumentColouring* documentColouring() const;
   RunsPanel* runsPanel() const;
   DiagnosticsPanel* diagnosticsPanel() const;
   ComparisonPanel* comparisonPanel() const;

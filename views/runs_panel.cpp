@@ -10,6 +10,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QMenu>
 #include <QPainter>
 #include <QProgressBar>
 #include <QPushButton>
@@ -21,6 +22,7 @@
 
 #include "core/common/error.h"
 #include "core/engine/method.h"
+#include "views/bundled_models.h"
 #include "views/param_form.h"
 #include "views/run_traces.h"
 #include "views/runs_table_model.h"
@@ -58,8 +60,17 @@ RunsPanel::RunsPanel(QWidget* parent) : QWidget(parent) {
   m_model_label->setTextInteractionFlags(Qt::TextSelectableByMouse);
   // A long model path must not widen the window; it is cut at the panel's edge.
   m_model_label->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
-  auto* open_model = new QPushButton(tr("Open model folder…"), this);
-  connect(open_model, &QPushButton::clicked, this, &RunsPanel::openModelRequested);
+  // The model picker: the bundled models by name, then any folder on disk.
+  auto* open_model = new QPushButton(tr("Model…"), this);
+  m_model_menu = new QMenu(open_model);
+  for (const QString& folder : bundledModelFolders()) {
+    QAction* action = m_model_menu->addAction(QFileInfo(folder).fileName());
+    action->setToolTip(QDir::toNativeSeparators(folder));
+    connect(action, &QAction::triggered, this, [this, folder] { emit modelChosen(folder); });
+  }
+  m_model_menu->addSeparator();
+  m_model_menu->addAction(tr("Open model folder…"), this, &RunsPanel::openModelRequested);
+  open_model->setMenu(m_model_menu);
   auto* model_row = new QHBoxLayout;
   model_row->addWidget(new QLabel(tr("Model:"), this));
   model_row->addWidget(m_model_label, 1);

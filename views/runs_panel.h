@@ -16,6 +16,7 @@ class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
 class QListWidget;
+class QMenu;
 class QProgressBar;
 class QPushButton;
 class QStackedWidget;
@@ -36,6 +37,8 @@ class RunsPanel : public QWidget {
   QTableView* table() const { return m_table; }
   // Shows the model folder (empty: none).
   void setModelPath(const QString& path);
+  // The model picker's menu: the bundled models, then "Open model folder…".
+  QMenu* modelMenu() const { return m_model_menu; }
   // The table and the progress bar follow these traces from now on.
   void setTraces(RunTraces* traces);
 
@@ -60,6 +63,8 @@ class RunsPanel : public QWidget {
 
  signals:
   void openModelRequested();
+  // A bundled model was picked from the model menu.
+  void modelChosen(const QString& folder);
   void runRequested();
   void cancelRequested();
 
@@ -69,6 +74,7 @@ class RunsPanel : public QWidget {
   RunsTableModel* m_model = nullptr;
   QTableView* m_table = nullptr;
   QLabel* m_model_label = nullptr;
+  QMenu* m_model_menu = nullptr;
   QLineEdit* m_question = nullptr;
   QListWidget* m_methods = nullptr;
   QStackedWidget* m_forms = nullptr;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "analysis/fast_weight_figures.h"
 #include "core/common/error.h"
 #include "sessions/session_reader.h"
 #include "sessions/session_store.h"
@@ -32,7 +33,7 @@ bool acrossRuns(const std::string& figure) {
 }
 
 Figure attentionWindowFigure(const SessionFigureRequest& request, const RunTrace& run) {
-  const WindowScope scope{request.layer, request.head, request.first_key, request.end_key,
+  const WindowScope scope{request.layer.value_or(0), request.head, request.first_key, request.end_key,
                           request.document_queries};
   const engine::AttentionWindowRequest window = attentionWindowRequest(run, scope);
   const bool difference = request.window_phase == "difference";
@@ -54,6 +55,18 @@ Figure attentionWindowFigure(const SessionFigureRequest& request, const RunTrace
     view.setPhase(static_cast<int>(phase - window.phases.begin()));
   }
   return view.figure();
+}
+
+// fast_weight_loss's layer: −1 (the mean) unless one is asked for, which the run must have.
+int fastWeightLayer(const SessionFigureRequest& request, const RunTrace& run) {
+  if (!request.layer) return -1;
+  const std::vector<int> layers = analysis::fastWeightLayers(run);
+  if (std::find(layers.begin(), layers.end(), *request.layer) != layers.end()) return *request.layer;
+  std::string have;
+  for (int l : layers) have += (have.empty() ? "" : ", ") + std::to_string(l);
+  throwArgument("--layer", "run " + std::to_string(run.id) + " reported no fast-weight losses of layer " +
+                               std::to_string(*request.layer) +
+                               (have.empty() ? " (it has none)" : " (its TTT layers: " + have + ")"));
 }
 
 }  // namespace
@@ -91,8 +104,14 @@ std::string exportSessionFigure(const SessionFigureRequest& request) {
   for (const RunTrace& trace : traces) runs.push_back(&trace);
 
   ensureGuiApplication();
-  const Figure figure =
-      window ? attentionWindowFigure(request, traces.front()) : makeRunFigure(request.figure, runs);
+  Figure figure;
+  if (window) {
+    figure = attentionWindowFigure(request, traces.front());
+  } else if (request.figure == "fast_weight_loss") {
+    figure = analysis::fastWeightLossFigure(runs, fastWeightLayer(request, traces.front()));
+  } else {
+    figure = makeRunFigure(request.figure, runs);
+  }
   FigureExportOptions options;
   options.size = request.size;
   exportFigure(figure, QString::fromStdString(request.out), request.format, options);

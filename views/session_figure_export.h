@@ -7,6 +7,7 @@
 #include <QSize>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,10 +22,10 @@ struct SessionFigureRequest {
   FigureFormat format = FigureFormat::Svg;
   std::string out;
   QSize size{960, 600};
-  // "attention_window": the head, the document tokens the keys cover, the queries (the question's
-  // and answer's, or the keys' own), the phase drawn ("prefill", "qttt" or "difference") and
-  // the scale.
-  int layer = 0;
+  // "attention_window": the layer (unset: 0) and head, the document tokens the keys cover, the
+  // queries (the question's and answer's, or the keys' own), the phase drawn ("prefill", "qttt"
+  // or "difference") and the scale. "fast_weight_loss": the TTT layer (unset: their mean).
+  std::optional<int> layer;
   int head = 0;
   std::int64_t first_key = 0;
   std::int64_t end_key = INT64_MAX;

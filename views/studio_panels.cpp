@@ -7,7 +7,7 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
-#include "views/attention_colouring.h"
+#include "views/document_colouring.h"
 #include "views/comparison_panel.h"
 #include "views/diagnostics_panel.h"
 #include "views/dilution_panel.h"
@@ -34,7 +34,7 @@ const char* const kDetachedPanel = "studioDetachedPanel";
 // The document with the attention-colouring bar under it; it scrolls to what panels reveal.
 QWidget* makeDocumentPanel(StudioContext& context, QWidget* parent) {
   auto* panel = new DocumentPanel(parent);
-  auto* colouring = new AttentionColouring(context.traces(), panel->view(), panel);
+  auto* colouring = new DocumentColouring(context.traces(), panel->view(), panel);
   panel->addBar(colouring);
   QObject::connect(&context, &StudioContext::documentChanged, panel, [&context, panel, colouring] {
     panel->setDocument(context.document());

@@ -37,8 +37,9 @@ struct FigureCliOptions {
   std::string figure;
   int width = 960;
   int height = 600;
-  // attention_window
-  int layer = 0;
+  // attention_window (and fast_weight_loss's layer; unset: layer 0 for the window, the mean over
+  // the TTT layers for fast_weight_loss)
+  std::optional<int> layer;
   int head = 0;
   std::string keys;  // "a:b" document tokens
   bool document_queries = false;
@@ -123,7 +124,9 @@ void addFigureExportOptions(CLI::App* command, FigureCliOptions& options) {
       ->check(CLI::Range(64, 20000));
   command->add_option("--height", options.height, "Figure height in pixels (1/96 inch)")
       ->check(CLI::Range(64, 20000));
-  command->add_option("--layer", options.layer, "attention_window: the layer")
+  command->add_option("--layer", options.layer,
+                      "attention_window: the layer (default 0); fast_weight_loss: one TTT layer "
+                      "(default: the mean over them)")
       ->check(CLI::NonNegativeNumber);
   command->add_option("--head", options.head, "attention_window: the query head")
       ->check(CLI::NonNegativeNumber);

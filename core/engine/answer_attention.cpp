@@ -33,26 +33,33 @@ ArtifactEvent answerAttentionArtifact(model::CausalLMImpl& lm, const model::Mode
     artifact.meta_json = meta.dump();
     return artifact;
   }
-  const Span keys{first, end};
-  probe::AttentionProbe probe(lm, state, prompt.ids);
   std::vector<torch::Tensor> layers;
-  for (int l = 0; l < lm.numLayers(); ++l) {
-    if (!lm.attention(l)) continue;  // a hybrid's TTT layers have no attention weights
-    layers.push_back(probe.layerWeights(capture, l, keys).select(1, 0));  // [Hq, n]
+  if (lm.config().attentionLayerCount() > 0) {
+    const Span keys{first, end};
+    probe::AttentionProbe probe(lm, state, prompt.ids);
+    for (int l = 0; l < lm.numLayers(); ++l) {
+      if (!lm.attention(l)) continue;  // a hybrid's TTT layers have no attention weights
+      layers.push_back(probe.layerWeights(capture, l, keys).select(1, 0));  // [Hq, n]
+    }
   }
-  torch::Tensor weights = torch::stack(layers);  // [L, Hq, n]
   bool heads_averaged = false, layers_averaged = false;
-  if (weights.numel() > kMaxAnswerAttentionValues) {
-    weights = weights.mean(1, /*keepdim=*/true);  // [L, 1, n]
-    heads_averaged = true;
+  if (layers.empty()) {  // no attention layers (a TTT model): the token map alone
+    artifact.shape = {0, 0, end - first};
+    meta["no_attention_layers"] = true;
+  } else {
+    torch::Tensor weights = torch::stack(layers);  // [L, Hq, n]
+    if (weights.numel() > kMaxAnswerAttentionValues) {
+      weights = weights.mean(1, /*keepdim=*/true);  // [L, 1, n]
+      heads_averaged = true;
+    }
+    if (weights.numel() > kMaxAnswerAttentionValues) {
+      weights = weights.mean(0, /*keepdim=*/true);  // [1, 1, n]
+      layers_averaged = true;
+    }
+    weights = weights.to(torch::kCPU, torch::kFloat32).contiguous();
+    artifact.shape = {weights.size(0), weights.size(1), weights.size(2)};
+    artifact.data.assign(weights.data_ptr<float>(), weights.data_ptr<float>() + weights.numel());
   }
-  if (weights.numel() > kMaxAnswerAttentionValues) {
-    weights = weights.mean(0, /*keepdim=*/true);  // [1, 1, n]
-    layers_averaged = true;
-  }
-  weights = weights.to(torch::kCPU, torch::kFloat32).contiguous();
-  artifact.shape = {weights.size(0), weights.size(1), weights.size(2)};
-  artifact.data.assign(weights.data_ptr<float>(), weights.data_ptr<float>() + weights.numel());
   nlohmann::json starts = nlohmann::json::array();
   for (std::int64_t t = first; t < end; ++t) {
     starts.push_back(prompt.token_bytes[static_cast<std::size_t>(t)].start - doc_begin);

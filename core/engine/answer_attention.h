@@ -22,6 +22,8 @@ constexpr std::int64_t kMaxAnswerAttentionValues = std::int64_t{1} << 22;
 //   when averaged, said by meta "heads_averaged" / "layers_averaged"), data row-major float32;
 //   meta {"phase", "query_position", "context_tokens": [first, end) in the prompt,
 //         "token_starts": n byte offsets of the tokens in the document, "document_bytes"}.
+//   A model without attention layers gets shape [0, 0, n] and no data (meta
+//   "no_attention_layers"): the token map alone, for the views that colour the document per token.
 // `capture` must hold the answer query (prompt.answerQuery()) of every layer; `state` the prompt.
 ArtifactEvent answerAttentionArtifact(model::CausalLMImpl& lm, const model::ModelState& state,
                                       const model::ForwardCapture& capture,

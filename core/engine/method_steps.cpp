@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "core/engine/answer_attention.h"
 #include "core/engine/routing_events.h"
 #include "core/model/inference.h"
 #include "core/model/sr_ttt_routing.h"
@@ -55,17 +56,22 @@ Prefilled prefillPrompt(RunContext& context, const PreparedPrompt& prompt) {
   model::RoutingTrace trace;
   if (routing) options.routing = &trace;
   options.progress = [&](std::int64_t done, std::int64_t total) {
+    // The chunk's fast-weight losses go out as it is read, so the view draws them live.
+    emitFastWeightLosses(context, losses);
+    losses = model::FastWeightLosses{};
     context.progress("prefill", done, total);
     return !context.cancelled();
   };
   prefilled.logits = model::prefill(context.lm(), prefilled.state, prompt.ids, options);
-  emitFastWeightLosses(context, losses);
   if (routing) {
     emitRouting(context, trace, prompt);
     emitOpenWindows(context, prefilled.state, prompt);
   }
   if (!attention) {
     context.emit(LogEvent{"info", "the model has no attention layers: no attention probes"});
+    // Without weights, the artifact still maps the document's tokens to its bytes, which the
+    // per-token views (fast-weight losses, routing) colour the document with.
+    context.emit(answerAttentionArtifact(context.lm(), prefilled.state, capture, prompt, "prefill"));
     return prefilled;
   }
   context.answerAttention("prefill", prefilled.state, capture, prompt);

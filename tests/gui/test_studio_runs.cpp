@@ -17,7 +17,7 @@
 #include "support/run_cli.h"
 #include "support/tiny_model_folder.h"
 #include "gui/trace_helpers.h"
-#include "views/attention_colouring.h"
+#include "views/document_colouring.h"
 #include "views/comparison_panel.h"
 #include "views/diagnostics_panel.h"
 #include "views/dilution_panel.h"
@@ -129,7 +129,7 @@ TEST_CASE("runs of in_context and a short qttt on the demo document fill the com
 
   // The newest finished run colours the document by its answer's attention; any run, layer and
   // head can be chosen.
-  AttentionColouring& colouring = *window.attentionColouring();
+  DocumentColouring& colouring = *window.documentColouring();
   CHECK(colouring.runBox()->count() == 3);  // none and the two runs
   CHECK(colouring.selectedRun() != 0);
   CHECK(window.documentPanel()->view()->tokenCount() > 100);
@@ -278,6 +278,6 @@ TEST_CASE("a session's runs reopen in the window and colour the document they re
   QSignalSpy loaded(&window, &MainWindow::documentLoaded);
   window.openDocument(demoDocument());
   REQUIRE(loaded.wait(10000));
-  CHECK(window.attentionColouring()->selectedRun() == 1);
+  CHECK(window.documentColouring()->selectedRun() == 1);
   CHECK(window.documentPanel()->view()->tokenCount() > 100);
 }

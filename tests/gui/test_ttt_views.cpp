@@ -7,7 +7,9 @@
 
 #include <QComboBox>
 #include <QFileInfo>
+#include <QFile>
 #include <QLabel>
+#include <QMenu>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableWidget>
@@ -18,6 +20,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "analysis/fast_weight_document.h"
 #include "analysis/fast_weight_figures.h"
 #include "analysis/refine_trace.h"
 #include "analysis/routing_evidence.h"
@@ -25,12 +28,16 @@
 #include "gui/gui_test_support.h"
 #include "support/run_cli.h"
 #include "support/tiny_model_folder.h"
+#include "views/bundled_models.h"
+#include "views/document_colouring.h"
 #include "views/document_panel.h"
 #include "views/document_view.h"
 #include "views/fast_weight_panel.h"
+#include "views/figure_export.h"
 #include "views/figure_view.h"
 #include "views/refine_panel.h"
 #include "views/routing_panel.h"
+#include "views/runs_panel.h"
 #include "views/run_controller.h"
 #include "views/run_traces.h"
 #include "views/studio_context.h"
@@ -175,6 +182,116 @@ TEST_CASE("a run on a TTT model fills the fast-weight panel, mean and per layer"
   }
   CHECK(one.series[1].ys[0] == Approx(expected));
   CHECK(one.title.find("layer " + std::to_string(layers[1])) != std::string::npos);
+}
+
+TEST_CASE("two TTT runs on one document: compared, coloured by what each token taught, exported",
+          "[gui]") {
+  QTemporaryDir dir;
+  const std::string item = writeItem(dir, 3);
+  const test::TinyModelFolder linear(test::TinyModelFolder::Ttt::Linear, "fast-weight-linear");
+  const test::TinyModelFolder mlp(test::TinyModelFolder::Ttt::Mlp, "fast-weight-mlp");
+  const QString session = dir.filePath(QStringLiteral("ttt-two.sqlite"));
+  std::int64_t first = 0, second = 0;
+  {
+    MainWindow window(isolatedWindow());
+    window.show();
+    REQUIRE(window.openSession(session));
+    const ScriptedRun greedy{"in_context", {{"decoding", "greedy"}}};
+    first = runInWindow(window, item, linear.path(), greedy);
+    second = runInWindow(window, item, mlp.path(), greedy);
+  }
+
+  // The recorded session, reopened: the panel draws the three curves of the selected run.
+  MainWindow window(isolatedWindow());
+  window.show();
+  REQUIRE(window.openSession(session));
+  QSignalSpy loaded(&window, &MainWindow::documentLoaded);
+  window.openPath(QString::fromStdString(item));
+  REQUIRE(waitUntil([&] { return loaded.count() == 1; }));
+  REQUIRE(waitUntil([&] { return window.traces()->find(second) != nullptr; }));
+  window.context()->selectRun(first);
+  auto* panel = window.findChild<FastWeightPanel*>();
+  REQUIRE(panel);
+  REQUIRE(waitUntil([&] { return panel->shownRun() == first; }));
+  REQUIRE(panel->chart()->figure().series.size() == 3);
+  CHECK(panel->summary()->text().contains(QStringLiteral("after < before < W₀")));
+
+  // Compared with the other model's run: both runs' three curves.
+  REQUIRE(panel->compareBox()->count() == 2);  // none and the other run
+  panel->compareBox()->setCurrentIndex(1);
+  const Figure& both = panel->chart()->figure();
+  REQUIRE(both.series.size() == 6);
+  CHECK(both.series[3].name.find("#" + std::to_string(second)) != std::string::npos);
+  panel->compareBox()->setCurrentIndex(0);
+
+  // The hover tip: the raw values of the position under the mouse, the token's text with them.
+  const RunTrace& trace = *window.traces()->find(first);
+  const analysis::DocumentFastWeightGap gap = analysis::documentFastWeightGap(trace);
+  REQUIRE_FALSE(gap.gap.empty());
+  const std::int64_t position = gap.first_token + 2;
+  const auto raw = analysis::fastWeightLossesAt(trace, position);
+  REQUIRE(raw);
+  const QString tip = panel->rawValuesAt(static_cast<double>(position) + 0.3);
+  CHECK(tip.contains(QStringLiteral("position %1").arg(position)));
+  CHECK(tip.contains(QString::number(raw->before, 'g', 4)));
+  CHECK(tip.contains(QStringLiteral("document:")));
+  CHECK(panel->rawValuesAt(1e9).isEmpty());
+
+  // The document coloured by before − after: the TTT run is offered (a model without attention
+  // layers still maps its tokens to the document), only its gap, per layer or averaged.
+  DocumentColouring& colouring = *window.documentColouring();
+  REQUIRE(colouring.selectRun(first));
+  CHECK(colouring.quantityBox()->count() == 1);
+  CHECK(colouring.quantityBox()->currentData().toString() ==
+        QLatin1String(DocumentColouring::kFastWeightGap));
+  CHECK(colouring.layerBox()->count() == 3);  // the mean and the two TTT layers
+  CHECK_FALSE(colouring.headBox()->isEnabled());
+  DocumentView* view = window.documentPanel()->view();
+  CHECK(view->tokenCount() == gap.token_bytes.size());
+  CHECK(colouring.noteLabel()->text().contains(QStringLiteral("lowered their loss")));
+  colouring.layerBox()->setCurrentIndex(2);
+  CHECK(view->tokenCount() == gap.token_bytes.size());
+
+  // The CLI's export of the session run is the panel's figure, the mean and one layer.
+  for (const int layer : {-1, 1}) {
+    panel->layerBox()->setCurrentIndex(panel->layerBox()->findData(layer));
+    const QString drawn = dir.filePath(QStringLiteral("panel%1.svg").arg(layer));
+    exportFigure(panel->chart()->figure(), drawn, FigureFormat::Svg);
+    const std::string svg = dir.filePath(QStringLiteral("cli%1.svg").arg(layer)).toStdString();
+    const auto exported = test::runCli(
+        "export --session " + session.toStdString() + " --run " + std::to_string(first) +
+        " --figure fast_weight_loss --out " + svg + (layer >= 0 ? " --layer 1" : ""));
+    INFO(exported.err);
+    REQUIRE(exported.exit_code == 0);
+    QFile a(drawn), b(QString::fromStdString(svg));
+    REQUIRE(a.open(QIODevice::ReadOnly));
+    REQUIRE(b.open(QIODevice::ReadOnly));
+    CHECK(a.readAll() == b.readAll());
+  }
+  const auto missing = test::runCli("export --session " + session.toStdString() + " --run " +
+                                    std::to_string(first) +
+                                    " --figure fast_weight_loss --layer 5 --out " +
+                                    dir.filePath(QStringLiteral("x.svg")).toStdString());
+  CHECK(missing.exit_code != 0);
+  CHECK(missing.err.find("--layer") != std::string::npos);
+  CHECK(missing.err.find("its TTT layers: 0, 1") != std::string::npos);
+}
+
+TEST_CASE("the model picker lists the bundled models before any folder", "[gui]") {
+  MainWindow window(isolatedWindow());
+  const QMenu* menu = window.runsPanel()->modelMenu();
+  REQUIRE(menu);
+  QStringList names;
+  for (const QAction* action : menu->actions()) names << action->text();
+  CHECK(names.contains(QStringLiteral("demo-qwen3")));
+  CHECK(names.last() == QStringLiteral("Open model folder…"));
+  const QStringList folders = bundledModelFolders();
+  REQUIRE_FALSE(folders.isEmpty());
+  for (const QString& folder : folders) CHECK(QFileInfo::exists(folder + "/config.json"));
+  // Picking one opens it.
+  QAction* demo = menu->actions().at(static_cast<int>(names.indexOf(QStringLiteral("demo-qwen3"))));
+  demo->trigger();
+  CHECK(window.modelPath().endsWith(QStringLiteral("demo-qwen3")));
 }
 
 TEST_CASE("the fast-weight figure bins long prompts and averages each bin", "[gui]") {
