@@ -35,6 +35,31 @@ std::int64_t textWindow(const MixtureSource& source, std::int64_t seq_len) {
 
 }  // namespace
 
+TrainingExample answerExample(const tokenizer::Tokenizer& tokenizer, const task::TaskItem& item,
+                              std::int64_t end_of_text, double context_loss_weight,
+                              const std::string& source) {
+  if (item.answers.empty()) {
+    throwError(ErrorKind::Config, "recipe", source, "its items carry no reference answer");
+  }
+  engine::PromptParts parts;
+  parts.task_description = item.task_description;
+  parts.context = item.context;
+  parts.question = item.question;
+  TrainingExample example;
+  example.source = source;
+  example.ids = tokenizer.encode(engine::answerPrompt(parts).text).ids;
+  const std::size_t answer_from = example.ids.size();
+  const std::vector<std::int64_t> answer = tokenizer.encode(item.answers.front() + "\n").ids;
+  example.ids.insert(example.ids.end(), answer.begin(), answer.end());
+  example.ids.push_back(end_of_text);
+  example.weights.assign(example.ids.size(), static_cast<float>(context_loss_weight));
+  example.weights[0] = 0.0f;
+  std::fill(example.weights.begin() + static_cast<std::ptrdiff_t>(answer_from),
+            example.weights.end(), 1.0f);
+  example.answer_from = static_cast<std::int64_t>(answer_from);
+  return example;
+}
+
 std::uint64_t trainingItemSeed(std::uint64_t recipe_seed, std::int64_t step, std::int64_t slot,
                                int attempt) {
   const std::uint64_t mixed =
@@ -137,30 +162,10 @@ TrainingExample TrainingData::taskExample(const Source& source, std::int64_t ste
     }
     const task::TaskItem item =
         source.generator->generate(resolveParams(r.task, source.generator->params(), given), item_seed);
-    if (item.answers.empty()) {
-      throwError(ErrorKind::Config, "recipe", r.task, "its items carry no reference answer");
-    }
-    engine::PromptParts parts;
-    parts.task_description = item.task_description;
-    parts.context = item.context;
-    parts.question = item.question;
-    const std::string prompt = engine::answerPrompt(parts).text;
-
-    TrainingExample example;
-    example.source = r.label();
-    example.ids = m_tokenizer->encode(prompt).ids;
-    const std::size_t answer_from = example.ids.size();
-    const std::vector<std::int64_t> answer = m_tokenizer->encode(item.answers.front() + "\n").ids;
-    example.ids.insert(example.ids.end(), answer.begin(), answer.end());
-    example.ids.push_back(m_end_of_text);
+    TrainingExample example = answerExample(*m_tokenizer, item, m_end_of_text,
+                                            m_recipe.context_loss_weight, r.label());
     shortest = std::min(shortest, example.ids.size());
     if (static_cast<std::int64_t>(example.ids.size()) > m_recipe.seq_len) continue;
-
-    example.weights.assign(example.ids.size(), static_cast<float>(m_recipe.context_loss_weight));
-    example.weights[0] = 0.0f;
-    std::fill(example.weights.begin() + static_cast<std::ptrdiff_t>(answer_from),
-              example.weights.end(), 1.0f);
-    example.answer_from = static_cast<std::int64_t>(answer_from);
     return example;
   }
   std::ostringstream what;

@@ -22,6 +22,7 @@
 
 namespace studio::task {
 class TaskGenerator;
+struct TaskItem;
 }
 
 namespace studio::train {
@@ -43,6 +44,14 @@ struct TrainingBatch {
   std::int64_t tokens = 0;  // input tokens, padding excluded
   std::vector<TrainingExample> examples;  // the rows, unpadded (ReFINE works per sequence)
 };
+
+// A task item as the trainer sees it: the engine's answer prompt (App. 11) followed by the first
+// reference answer, a newline and `end_of_text`; the answer's tokens (newline and end-of-text
+// included) weigh 1, the prompt's `context_loss_weight`. Throws studio::Error (Config) for an item
+// without a reference answer, naming `source`.
+TrainingExample answerExample(const tokenizer::Tokenizer& tokenizer, const task::TaskItem& item,
+                              std::int64_t end_of_text, double context_loss_weight,
+                              const std::string& source);
 
 // The seed of the task item in (step, slot), attempt `attempt` (items longer than seq_len are
 // redrawn). Always >= 2^62.
