@@ -1,8 +1,9 @@
 // studio-cli bench ttt: TTT-Linear and TTT-MLP against the Qwen3 layout of the same width and
-// depth (random weights, the 20m shapes): prefill and decode speed along the context and the
-// model state's memory. A TTT layer's cost per token and its state do not grow with the context;
+// depth (random weights, the 20m shapes; or model folders given with --models, such as the demo
+// models): prefill and decode speed along the context and the model state's memory. A TTT layer's cost per token and its state do not grow with the context;
 // attention's do.
 
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
 
@@ -22,6 +23,7 @@ struct TttBenchOptions {
   std::vector<std::int64_t> lengths{2048, 8192, 32768};
   std::int64_t decode_tokens = 16;
   std::vector<std::string> shapes{"20m", "20m-ttt-linear", "20m-ttt-mlp"};
+  std::vector<std::string> models;  // folders, instead of the shapes
 };
 
 void benchTtt(const TttBenchOptions& options) {
@@ -30,9 +32,19 @@ void benchTtt(const TttBenchOptions& options) {
   }
   if (options.decode_tokens < 1) throwArgument("--decode-tokens", "must be at least 1");
   std::cout << "shape            tokens   prefill tok/s   decode tok/s   state MiB\n";
-  for (const std::string& shape : options.shapes) {
+  const bool folders = !options.models.empty();
+  for (const std::string& entry : folders ? options.models : options.shapes) {
     BenchModelOptions model;
-    model.shape = shape;
+    if (folders) {
+      model.model.model = entry;
+    } else {
+      model.shape = entry;
+    }
+    std::string shape = entry;  // a folder goes by its name
+    if (folders) {
+      while (shape.size() > 1 && shape.back() == '/') shape.pop_back();
+      shape = std::filesystem::path(shape).filename().string();
+    }
     model.model.device = options.device;
     model.model.dtype = options.dtype;
     const auto loaded = loadBenchModel(model);
@@ -78,6 +90,10 @@ void addBenchTttCommand(CLI::App& app, int& exit_code) {
   command->add_option("--shapes", options->shapes, "Shapes to compare")
       ->delimiter(',')
       ->capture_default_str();
+  command->add_option("--models", options->models,
+                      "Model folders to compare instead of the shapes (the demo models: "
+                      "resources/models/demo-qwen3,resources/models/demo-ttt-linear,...)")
+      ->delimiter(',');
   command->add_option("--device", options->device, "cpu or cuda")
       ->check(CLI::IsMember({"cpu", "cuda"}))
       ->capture_default_str();

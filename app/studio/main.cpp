@@ -4,6 +4,7 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDockWidget>
 #include <QFileInfo>
 #include <QIcon>
 #include <QStatusBar>
@@ -21,6 +22,7 @@
 #include "views/main_window.h"
 #include "views/run_controller.h"
 #include "views/run_traces.h"
+#include "views/studio_panels.h"
 
 namespace {
 
@@ -115,8 +117,14 @@ int main(int argc, char** argv) {
       QStringLiteral("quit-when-done"),
       QStringLiteral("Quit once the --run runs finished: exit status 0 when every one completed, "
                      "1 otherwise."));
+  const QCommandLineOption show_option(
+      QStringLiteral("show"),
+      QStringLiteral("Show and raise the panel TITLE (as the View menu names it, e.g. \"Fast "
+                     "weights\"); with --screenshot the picture shows it. Repeatable."),
+      QStringLiteral("TITLE"));
   parser.addOption(run_option);
   parser.addOption(quit_option);
+  parser.addOption(show_option);
   parser.addOption(open_option);
   parser.addOption(model_option);
   parser.addOption(session_option);
@@ -136,6 +144,23 @@ int main(int argc, char** argv) {
     options.error_dialogs = false;
   }
   studio::views::MainWindow window(options);
+
+  for (const QString& title : parser.values(show_option)) {
+    QDockWidget* dock = nullptr;
+    QStringList titles;
+    for (const auto& panel : studio::views::studioPanels()) {
+      const QString name = studio::views::panelTitle(panel);
+      titles << name;
+      if (name.compare(title, Qt::CaseInsensitive) == 0) dock = window.dock(QString::fromLatin1(panel.object_name));
+    }
+    if (!dock) {
+      std::fprintf(stderr, "studio: --show %s: no such panel (the panels: %s)\n", qPrintable(title),
+                   qPrintable(titles.join(QStringLiteral(", "))));
+      return 2;
+    }
+    dock->show();
+    dock->raise();
+  }
 
   const QString open_path = parser.value(open_option);
   if (screenshot && !open_path.isEmpty() && !QFileInfo::exists(open_path)) {

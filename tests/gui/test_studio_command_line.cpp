@@ -99,3 +99,16 @@ TEST_CASE("studio --inspect shows a head's query × key window in the screenshot
     CHECK(bad.err.find("expected LAYER:HEAD") != std::string::npos);
   }
 }
+
+TEST_CASE("studio --show raises a panel by its title and refuses an unknown one", "[gui]") {
+  const studio::test::TempDir dir("show-panel");
+  const std::string shot = (dir.path() / "shot.png").string();
+  const auto shown = runCommand(studioPath() + " --show 'fast weights' --screenshot " + shot);
+  INFO(shown.err);
+  CHECK(shown.exit_code == 0);
+  CHECK(QImage(QString::fromStdString(shot)).width() > 0);
+  const auto unknown = runCommand(studioPath() + " --show Nonesuch --screenshot " + shot);
+  CHECK(unknown.exit_code == 2);
+  CHECK(unknown.err.find("--show Nonesuch: no such panel") != std::string::npos);
+  CHECK(unknown.err.find("Fast weights") != std::string::npos);
+}
