@@ -1,6 +1,7 @@
 #include "analysis/run_figures.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <functional>
@@ -198,13 +199,22 @@ Figure headMass(const std::vector<const RunTrace*>& runs, HeadView view) {
   return f;
 }
 
+// What a dilution figure plots against context length, measured and the paper's line for it:
+//   Mass     the target set's mass           against Lemma 2.2 for the set, |T|/(|T| + m·e^{−Δ})
+//   BestKey  the best target key's weight    against Lemma 2.2, 1/(1 + m·e^{−Δ})
+//   Margin   the set margin (logit of mass)  against Definition 2.1, log(τ/(1−τ)), τ = 1 − ε
+//   Gap      best target − best other logit  against Lemma 2.3, log((T−1)(1−ε)/ε)
+// (Δ = 1, ε = 0.1.)
+enum class Dilution { Mass, BestKey, Margin, Gap };
+constexpr int kDilutionKinds = 4;
+
 struct DilutionPoint {
   double context = 0;
-  double mass = kNaN;
-  double margin = kNaN;
-  double bound = kNaN;     // Lemma 2.2 at Δ = 1, mean over heads and queries
-  double required = kNaN;  // Lemma 2.3
+  std::array<double, kDilutionKinds> measured{kNaN, kNaN, kNaN, kNaN};
+  std::array<double, kDilutionKinds> theory{kNaN, kNaN, kNaN, kNaN};
 };
+
+constexpr double kEpsilon = 0.1;
 
 DilutionPoint dilutionPoint(const RunTrace& run) {
   DilutionPoint point;
@@ -213,21 +223,32 @@ DilutionPoint dilutionPoint(const RunTrace& run) {
                          : static_cast<double>(run.result.prompt_tokens);
   // The answer query as the run answered: after qTTT for qttt, after the prefill otherwise.
   const probe::ProbeResult* answered = run.probeAfter() ? run.probeAfter() : before;
-  point.mass =
+  auto at = [&point](Dilution kind) -> double& { return point.measured[static_cast<int>(kind)]; };
+  auto line = [&point](Dilution kind) -> double& { return point.theory[static_cast<int>(kind)]; };
+  at(Dilution::Mass) =
       run.result.target_mass ? *run.result.target_mass : (answered ? answered->mean_mass : kNaN);
-  point.margin = run.result.target_margin ? *run.result.target_margin
-                                          : (answered ? answered->mean_margin : kNaN);
+  at(Dilution::Margin) = run.result.target_margin ? *run.result.target_margin
+                                                  : (answered ? answered->mean_margin : kNaN);
+  if (answered) {
+    at(Dilution::BestKey) = meanOverQueries(
+        *answered, [](const probe::QueryStats& q) { return q.target_keys > 0 ? q.best_target_weight : kNaN; });
+    at(Dilution::Gap) = meanOverQueries(*answered, [](const probe::QueryStats& q) { return q.min_gap; });
+  }
+  line(Dilution::Margin) = probe::retrievalMargin(1 - kEpsilon);
   if (before) {
     const auto delta = std::find(before->deltas.begin(), before->deltas.end(), 1.0);
     if (delta != before->deltas.end()) {
       const std::size_t d = static_cast<std::size_t>(delta - before->deltas.begin());
-      point.bound = meanOverQueries(*before, [d](const probe::QueryStats& q) {
+      line(Dilution::Mass) = meanOverQueries(*before, [d](const probe::QueryStats& q) {
+        return d < q.set_bound.size() ? q.set_bound[d] : kNaN;
+      });
+      line(Dilution::BestKey) = meanOverQueries(*before, [d](const probe::QueryStats& q) {
         return d < q.dilution_bound.size() ? q.dilution_bound[d] : kNaN;
       });
     }
-    point.required = before->required_margin;
+    line(Dilution::Gap) = before->required_margin;
   } else if (point.context > 1) {
-    point.required = probe::requiredMargin(static_cast<std::int64_t>(point.context), 0.1);
+    line(Dilution::Gap) = probe::requiredMargin(static_cast<std::int64_t>(point.context), kEpsilon);
   }
   return point;
 }
@@ -238,9 +259,22 @@ DilutionPoint dilutionPoint(const RunTrace& run) {
 struct LengthGroup {
   std::string task;  // the runs' task ("" for a document that is no task item)
   double context = 0;
-  double mass = kNaN, margin = kNaN, bound = kNaN, required = kNaN;
+  std::array<double, kDilutionKinds> measured{kNaN, kNaN, kNaN, kNaN};
+  std::array<double, kDilutionKinds> theory{kNaN, kNaN, kNaN, kNaN};
   double accuracy = kNaN;  // fraction of scored runs that were correct
   int runs = 0, scored = 0;
+};
+
+// A mean over the finite values added.
+struct FiniteMean {
+  double sum = 0;
+  int n = 0;
+  void add(double value) {
+    if (!std::isfinite(value)) return;
+    sum += value;
+    ++n;
+  }
+  double value() const { return n > 0 ? sum / n : kNaN; }
 };
 
 // Keyed by the series label: the method (the sweep's label for it), prefixed with the task when the
@@ -251,17 +285,12 @@ std::map<std::string, std::vector<LengthGroup>> groupByMethodAndLength(
   for (const RunTrace* run : runs) tasks.insert(run->spec.task);
   const bool several_tasks = tasks.size() > 1;
   struct Sums {
-    double context = 0, mass = 0, margin = 0, bound = 0, required = 0, correct = 0;
-    int n = 0, mass_n = 0, margin_n = 0, bound_n = 0, required_n = 0, scored = 0;
+    double context = 0, correct = 0;
+    int n = 0, scored = 0;
+    std::array<FiniteMean, kDilutionKinds> measured, theory;
   };
   std::map<std::string, std::map<double, Sums>> sums;
   std::map<std::string, std::string> task_of;
-  auto add = [](double& sum, int& n, double value) {
-    if (std::isfinite(value)) {
-      sum += value;
-      ++n;
-    }
-  };
   for (const RunTrace* run : runs) {
     if (run->result.status != engine::RunStatus::Completed) continue;
     const DilutionPoint point = dilutionPoint(*run);
@@ -278,27 +307,26 @@ std::map<std::string, std::vector<LengthGroup>> groupByMethodAndLength(
     Sums& s = sums[label][key];
     s.context += point.context;
     ++s.n;
-    add(s.mass, s.mass_n, point.mass);
-    add(s.margin, s.margin_n, point.margin);
-    add(s.bound, s.bound_n, point.bound);
-    add(s.required, s.required_n, point.required);
+    for (int k = 0; k < kDilutionKinds; ++k) {
+      s.measured[static_cast<std::size_t>(k)].add(point.measured[static_cast<std::size_t>(k)]);
+      s.theory[static_cast<std::size_t>(k)].add(point.theory[static_cast<std::size_t>(k)]);
+    }
     if (run->result.correct) {
       s.correct += *run->result.correct ? 1 : 0;
       ++s.scored;
     }
   }
   std::map<std::string, std::vector<LengthGroup>> out;
-  auto mean = [](double sum, int n) { return n > 0 ? sum / n : kNaN; };
   for (const auto& [method, by_key] : sums) {
     for (const auto& [key, s] : by_key) {
       LengthGroup g;
       g.task = task_of[method];
       g.context = s.context / s.n;
-      g.mass = mean(s.mass, s.mass_n);
-      g.margin = mean(s.margin, s.margin_n);
-      g.bound = mean(s.bound, s.bound_n);
-      g.required = mean(s.required, s.required_n);
-      g.accuracy = mean(s.correct, s.scored);
+      for (std::size_t k = 0; k < kDilutionKinds; ++k) {
+        g.measured[k] = s.measured[k].value();
+        g.theory[k] = s.theory[k].value();
+      }
+      g.accuracy = s.scored > 0 ? s.correct / s.scored : kNaN;
       g.runs = s.n;
       g.scored = s.scored;
       out[method].push_back(g);
@@ -309,11 +337,27 @@ std::map<std::string, std::vector<LengthGroup>> groupByMethodAndLength(
   return out;
 }
 
-Figure dilution(const std::vector<const RunTrace*>& runs, bool margin) {
+Figure dilution(const std::vector<const RunTrace*>& runs, Dilution kind) {
+  struct Text {
+    const char* title;
+    const char* y_label;
+    const char* theory;
+  };
+  static const std::array<Text, kDilutionKinds> texts = {{
+      {"Target mass against context length", "target set mass (attention probability)",
+       "upper bound |T|/(|T|+m(Δ)e^{−Δ}), Δ = 1 (Lemma 2.2 for the set)"},
+      {"Best target key's weight against context length", "weight of the best target key α_{j*}",
+       "upper bound 1/(1+m(Δ)e^{−Δ}), Δ = 1 (Lemma 2.2)"},
+      {"Margin against context length", "set margin (nats)",
+       "retrieval at mass ≥ τ: log(τ/(1−τ)), τ = 0.9 (Definition 2.1)"},
+      {"Logit gap against context length", "best target − best other logit (nats)",
+       "required gap log((T−1)(1−ε)/ε), ε = 0.1 (Lemma 2.3)"},
+  }};
+  const auto k = static_cast<std::size_t>(kind);
   Figure f;
-  f.title = margin ? "Margin against context length" : "Target mass against context length";
+  f.title = texts[k].title;
   f.x_label = "context length T (tokens, log scale)";
-  f.y_label = margin ? "set margin (nats)" : "target mass (attention probability)";
+  f.y_label = texts[k].y_label;
   f.log_x = true;
   f.empty_text = "No finished runs with attention probes: run a sweep over context lengths.";
   const auto groups = groupByMethodAndLength(runs);
@@ -324,11 +368,11 @@ Figure dilution(const std::vector<const RunTrace*>& runs, bool margin) {
     series.color_index = color++;
     for (const LengthGroup& g : points) {
       series.xs.push_back(g.context);
-      series.ys.push_back(margin ? g.margin : g.mass);
+      series.ys.push_back(g.measured[k]);
     }
     f.series.push_back(std::move(series));
   }
-  // The lemma's line per task, from the probes of one method's runs (in_context's when there are
+  // The paper's line per task, from the probes of one method's runs (in_context's when there are
   // any: the model before any adaptation), at the lengths its measured line has.
   std::map<std::string, std::string> bound_label;  // task -> the label whose runs draw its line
   for (const auto& [label, points] : groups) {
@@ -340,15 +384,14 @@ Figure dilution(const std::vector<const RunTrace*>& runs, bool margin) {
   for (const auto& [task, label] : bound_label) {
     for (const LengthGroup& g : groups.at(label)) {
       theory[task].xs.push_back(g.context);
-      theory[task].ys.push_back(margin ? g.required : g.bound);
+      theory[task].ys.push_back(g.theory[k]);
     }
   }
   int dashed_color = 6;
   for (auto& [task, series] : theory) {
     series.style = FigureSeries::Style::Dashed;
     series.color_index = dashed_color++;
-    series.name = margin ? "required margin log((T−1)(1−ε)/ε), ε = 0.1 (Lemma 2.3)"
-                         : "upper bound 1/(1+m(Δ)e^{−Δ}), Δ = 1 (Lemma 2.2)";
+    series.name = texts[k].theory;
     if (theory.size() > 1) series.name = task + ": " + series.name;
     f.series.push_back(std::move(series));
   }
@@ -391,8 +434,10 @@ const std::vector<std::pair<std::string, FigureMaker>>& figureMakers() {
       {"head_mass", [](Runs runs) { return headMass(runs, HeadView::Before); }},
       {"head_mass_after", [](Runs runs) { return headMass(runs, HeadView::After); }},
       {"head_mass_diff", [](Runs runs) { return headMass(runs, HeadView::Difference); }},
-      {"dilution_mass", [](Runs runs) { return dilution(runs, false); }},
-      {"dilution_margin", [](Runs runs) { return dilution(runs, true); }},
+      {"dilution_mass", [](Runs runs) { return dilution(runs, Dilution::Mass); }},
+      {"dilution_best_key", [](Runs runs) { return dilution(runs, Dilution::BestKey); }},
+      {"dilution_margin", [](Runs runs) { return dilution(runs, Dilution::Margin); }},
+      {"dilution_gap", [](Runs runs) { return dilution(runs, Dilution::Gap); }},
       {"accuracy", accuracy},
       {"train_loss", [](Runs runs) { return lossPerStep(runs, false); }},
       {"fast_weight_loss", [](Runs runs) { return fastWeightLossFigure(runs); }},

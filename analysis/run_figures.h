@@ -7,9 +7,12 @@
 //   head_mass       layer × head grid of the answer query's target mass after the prefill
 //   head_mass_after the same after the method (last qTTT step, else the first decode step)
 //   head_mass_diff  after − before, per head
-//   dilution_mass   target mass against context length over runs (a sweep), with the Lemma 2.2
-//                   bound (Δ = 1)
-//   dilution_margin margin against context length, with the Lemma 2.3 required margin
+//   dilution_mass   the target set's mass against context length over runs (a sweep), with
+//                   Lemma 2.2's bound for a set, |T|/(|T|+m·e^{−Δ}) (Δ = 1)
+//   dilution_best_key  the best target key's own weight, with Lemma 2.2's 1/(1+m·e^{−Δ})
+//   dilution_margin the set margin, with Definition 2.1's log(τ/(1−τ)) (τ = 0.9)
+//   dilution_gap    the pairwise gap (best target − best other logit), with Lemma 2.3's required
+//                   log((T−1)(1−ε)/ε) (ε = 0.1)
 //   accuracy        accuracy against context length, per method
 //   train_loss      the trainer's loss per step
 //   fast_weight_loss, refine, refine_steps, routing, routing_cache: fast_weight_figures.h,

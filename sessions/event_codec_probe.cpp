@@ -20,8 +20,9 @@ void EventCodec<ProbeEvent>::insert(StatementCache& statements, std::int64_t run
       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   SqliteStatement& stat = statements.get(
       "INSERT INTO probe_stats (run_id, seq, head_slot, query_slot, layer, head, pos, lse, mass, "
-      "margin, margin_best, max_target_logit, near_ties_json, dilution_bound_json) "
-      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+      "margin, margin_best, max_target_logit, near_ties_json, dilution_bound_json, min_gap, "
+      "target_keys, best_target_weight, set_bound_json) "
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   const probe::ProbeResult& r = e.result;
   probe.bind(0, run_id).bind(1, seq).bind(2, engine::enumName(e.phase)).bind(3, e.step);
   probe.bind(4, doubleArrayJson(r.deltas)).bind(5, r.epsilon).bind(6, r.context_length);
@@ -37,7 +38,9 @@ void EventCodec<ProbeEvent>::insert(StatementCache& statements, std::int64_t run
       stat.bind(6, query.pos).bind(7, query.lse).bind(8, query.mass).bind(9, query.margin);
       stat.bind(10, query.margin_best).bind(11, query.max_target_logit);
       stat.bind(12, intArrayJson(query.near_ties));
-      stat.bind(13, doubleArrayJson(query.dilution_bound)).run();
+      stat.bind(13, doubleArrayJson(query.dilution_bound)).bind(14, query.min_gap);
+      stat.bind(15, query.target_keys).bind(16, query.best_target_weight);
+      stat.bind(17, doubleArrayJson(query.set_bound)).run();
     }
   }
 }
@@ -71,7 +74,8 @@ std::vector<std::pair<std::int64_t, ProbeEvent>> EventCodec<ProbeEvent>::load(
   for (auto& [seq, event] : probes) by_seq[seq] = &event.result;
   SqliteStatement stats(db,
                         "SELECT seq, head_slot, layer, head, pos, lse, mass, margin, "
-                        "margin_best, max_target_logit, near_ties_json, dilution_bound_json "
+                        "margin_best, max_target_logit, near_ties_json, dilution_bound_json, "
+                        "min_gap, target_keys, best_target_weight, set_bound_json "
                         "FROM probe_stats WHERE run_id = ?1 "
                         "ORDER BY seq, head_slot, query_slot");
   stats.bind(0, run_id);
@@ -110,6 +114,10 @@ std::vector<std::pair<std::int64_t, ProbeEvent>> EventCodec<ProbeEvent>::load(
     query.near_ties = parseIntArray(stats.columnText(10), "probe_stats.near_ties_json");
     query.dilution_bound =
         parseDoubleArray(stats.columnText(11), "probe_stats.dilution_bound_json");
+    query.min_gap = stats.columnDouble(12);
+    query.target_keys = stats.columnInt(13);
+    query.best_target_weight = stats.columnDouble(14);
+    query.set_bound = parseDoubleArray(stats.columnText(15), "probe_stats.set_bound_json");
     result->heads.back().queries.push_back(std::move(query));
   }
   return probes;
@@ -127,8 +135,12 @@ json EventCodec<ProbeEvent>::toJson(const ProbeEvent& e) {
                          {"margin", q.margin},
                          {"margin_best", q.margin_best},
                          {"max_target_logit", q.max_target_logit},
+                         {"min_gap", q.min_gap},
+                         {"target_keys", q.target_keys},
+                         {"best_target_weight", q.best_target_weight},
                          {"near_ties", q.near_ties},
-                         {"dilution_bound", q.dilution_bound}});
+                         {"dilution_bound", q.dilution_bound},
+                         {"set_bound", q.set_bound}});
     }
     heads.push_back({{"layer", head.layer}, {"head", head.head}, {"queries", std::move(queries)}});
   }

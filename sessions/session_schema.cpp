@@ -215,6 +215,18 @@ ALTER TABLE routing ADD COLUMN document_end INTEGER NOT NULL DEFAULT -1;
 )sql");
 }
 
+// The probe's per-query statistics gained Lemma 2.3's pairwise gap, the number of visible target
+// keys, the best target key's own weight and the set's Lemma 2.2 bound (issue 26). Older rows read
+// them as unknown: NULL gap and weight (NaN), −1 target keys, no set bound.
+void addProbeGapsAndSetBoundsV5(SqliteDatabase& db) {
+  db.exec(R"sql(
+ALTER TABLE probe_stats ADD COLUMN min_gap REAL;
+ALTER TABLE probe_stats ADD COLUMN target_keys INTEGER NOT NULL DEFAULT -1;
+ALTER TABLE probe_stats ADD COLUMN best_target_weight REAL;
+ALTER TABLE probe_stats ADD COLUMN set_bound_json TEXT NOT NULL DEFAULT '[]';
+)sql");
+}
+
 }  // namespace
 
 const std::vector<MigrationStep>& migrationSteps() {
@@ -224,6 +236,7 @@ const std::vector<MigrationStep>& migrationSteps() {
       {3, "runs.prompt_tokens/generated_tokens, view indexes", addTokenCountsAndViewIndexesV3},
       {4, "routing: window, p, inserted, alpha, evicted, open, document bytes",
        addRoutingWindowsV4},
+      {5, "probe_stats: min_gap, target_keys, best_target_weight, set_bound", addProbeGapsAndSetBoundsV5},
   };
   return steps;
 }

@@ -2,6 +2,7 @@
 
 #include <QGridLayout>
 #include <QLabel>
+#include <QScrollArea>
 #include <QVBoxLayout>
 
 #include <set>
@@ -14,32 +15,43 @@ namespace studio::views {
 
 DilutionPanel::DilutionPanel(RunTraces* traces, QWidget* parent)
     : QWidget(parent), m_traces(traces) {
-  m_mass = new FigureView(this);
-  m_mass->setObjectName(QStringLiteral("dilution_mass"));
-  m_margin = new FigureView(this);
-  m_margin->setObjectName(QStringLiteral("dilution_margin"));
-  m_accuracy = new FigureView(this);
-  m_accuracy->setObjectName(QStringLiteral("accuracy"));
   m_summary = new QLabel(this);
   m_summary->setWordWrap(true);
-  // Two charts a row, so the panel fits beside the runs panel on a 1100-px screen.
-  auto* charts = new QGridLayout;
-  charts->addWidget(m_mass, 0, 0);
-  charts->addWidget(m_margin, 0, 1);
-  charts->addWidget(m_accuracy, 1, 0);
+  // Two charts a row, so the panel fits beside the runs panel on a 1100-px screen; the five
+  // charts scroll rather than raise the window's minimum height.
+  auto* area = new QScrollArea(this);
+  area->setWidgetResizable(true);
+  area->setFrameShape(QFrame::NoFrame);
+  auto* content = new QWidget(area);
+  auto* charts = new QGridLayout(content);
+  charts->setContentsMargins(0, 0, 0, 0);
+  for (const char* name : {"dilution_mass", "dilution_best_key", "dilution_margin", "dilution_gap",
+                           "accuracy"}) {
+    auto* chart = new FigureView(content);
+    chart->setObjectName(QString::fromLatin1(name));
+    const int index = static_cast<int>(m_charts.size());
+    charts->addWidget(chart, index / 2, index % 2);
+    m_charts.emplace_back(name, chart);
+  }
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addWidget(m_summary);
-  layout->addLayout(charts, 1);
+  area->setWidget(content);
+  layout->addWidget(area, 1);
   connect(m_traces, &RunTraces::changed, this, &DilutionPanel::refresh);
   refresh();
 }
 
+FigureView* DilutionPanel::chart(const std::string& figure) const {
+  for (const auto& [name, chart] : m_charts) {
+    if (name == figure) return chart;
+  }
+  return nullptr;
+}
+
 void DilutionPanel::refresh() {
   const std::vector<const RunTrace*> runs = m_traces->all();
-  m_mass->setFigure(makeRunFigure("dilution_mass", runs));
-  m_margin->setFigure(makeRunFigure("dilution_margin", runs));
-  m_accuracy->setFigure(makeRunFigure("accuracy", runs));
+  for (const auto& [name, chart] : m_charts) chart->setFigure(makeRunFigure(name, runs));
   std::set<std::int64_t> lengths;
   for (const RunTrace* run : runs) {
     if (run->result.status == engine::RunStatus::Completed && run->result.prompt_tokens > 0) {

@@ -1,12 +1,15 @@
 #pragma once
-// The dilution panel (issue 8): measured target mass against context length over the runs (a
-// sweep over lengths), with the Lemma 2.2 upper bound beside it, and the measured margin against
-// the Lemma 2.3 required margin log((T−1)(1−ε)/ε), and the accuracy (the qTTT paper's Figure 1).
-// One series per method.
+// The dilution panel (issues 8, 26): against context length over the runs (a sweep over lengths),
+// each measured quantity beside the qTTT paper's line for it — the target set's mass and Lemma
+// 2.2's bound for a set, the best target key's weight and Lemma 2.2's single-key bound, the set
+// margin and Definition 2.1's threshold, the pairwise logit gap and Lemma 2.3's required gap —
+// and the accuracy (the paper's Figure 1). One series per method.
 
 #include <QWidget>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 class QLabel;
 
@@ -20,16 +23,16 @@ class DilutionPanel : public QWidget {
  public:
   explicit DilutionPanel(RunTraces* traces, QWidget* parent = nullptr);
 
-  FigureView* massChart() const { return m_mass; }
-  FigureView* marginChart() const { return m_margin; }
-  FigureView* accuracyChart() const { return m_accuracy; }
+  FigureView* massChart() const { return chart("dilution_mass"); }
+  FigureView* marginChart() const { return chart("dilution_margin"); }
+  FigureView* accuracyChart() const { return chart("accuracy"); }
+  // The chart of a figure name (nullptr for one the panel does not draw).
+  FigureView* chart(const std::string& figure) const;
   void refresh();
 
  private:
   RunTraces* m_traces;
-  FigureView* m_mass = nullptr;
-  FigureView* m_margin = nullptr;
-  FigureView* m_accuracy = nullptr;
+  std::vector<std::pair<std::string, FigureView*>> m_charts;  // figure name, chart
   QLabel* m_summary = nullptr;
 };
 

@@ -74,7 +74,7 @@ engine::Event benchEvent(std::int64_t i, const BenchOptions& options) {
       stats.layer = layer;
       stats.head = head;
       stats.queries.push_back(
-          probe::QueryStats{32767, 11.5, 0.25, -1.5, -0.75, 9.5, {3, 17, 250}, {0.9, 0.6, 0.3}});
+          probe::QueryStats{32767, 11.5, 0.25, -1.5, -0.75, 9.5, 1.0, 4, 0.1, {3, 17, 250}, {0.9, 0.6, 0.3}, {0.95, 0.8, 0.6}});
       probe.result.heads.push_back(std::move(stats));
     }
   }

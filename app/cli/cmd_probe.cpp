@@ -82,17 +82,23 @@ nlohmann::json resultJson(const probe::ProbeResult& result) {
       for (const probe::QueryStats& q : head.queries) {
         nlohmann::json ties = nlohmann::json::object();
         nlohmann::json bounds = nlohmann::json::object();
+        nlohmann::json set_bounds = nlohmann::json::object();
         for (std::size_t d = 0; d < result.deltas.size(); ++d) {
           ties[deltaKey(result.deltas[d])] = q.near_ties[d];
           bounds[deltaKey(result.deltas[d])] = q.dilution_bound[d];
+          set_bounds[deltaKey(result.deltas[d])] = q.set_bound[d];
         }
         queries.push_back({{"pos", q.pos},
                            {"lse", q.lse},
                            {"mass", q.mass},
                            {"margin", q.margin},
                            {"margin_best", q.margin_best},
+                           {"min_gap", q.min_gap},
+                           {"target_keys", q.target_keys},
+                           {"best_target_weight", q.best_target_weight},
                            {"near_ties", ties},
-                           {"dilution_bound", bounds}});
+                           {"dilution_bound", bounds},
+                           {"set_bound", set_bounds}});
       }
       heads.push_back({{"head", h}, {"queries", queries}});
     }

@@ -71,6 +71,10 @@ std::vector<std::vector<QueryStats>> queryStats(const Tensor& q_in, const Tensor
   auto without_best = z.masked_fill(visible.logical_not(), -kInf)
                           .scatter(-1, best_index.unsqueeze(-1), -kInf);
   auto log_rest = torch::logsumexp(without_best, -1);
+  auto best_weight = (max_target - lse).exp();                                  // [Hq, n]
+  // Lemma 2.3's gap: the best target logit over the best distractor logit.
+  auto max_other = std::get<0>(z.masked_fill(other_visible.logical_not(), -kInf).max(-1));
+  auto target_keys = target_visible.sum(-1);                                    // [n] int64
 
   std::vector<Tensor> near_ties;
   for (double delta : options.deltas) {
@@ -84,6 +88,9 @@ std::vector<std::vector<QueryStats>> queryStats(const Tensor& q_in, const Tensor
   auto lse_a = lse.accessor<double, 2>();
   auto max_a = max_target.accessor<double, 2>();
   auto rest_a = log_rest.accessor<double, 2>();
+  auto best_weight_a = best_weight.accessor<double, 2>();
+  auto other_max_a = max_other.accessor<double, 2>();
+  auto target_keys_a = target_keys.accessor<std::int64_t, 1>();
   for (std::int64_t h = 0; h < Hq; ++h) {
     for (std::int64_t i = 0; i < n; ++i) {
       QueryStats stats;
@@ -94,10 +101,17 @@ std::vector<std::vector<QueryStats>> queryStats(const Tensor& q_in, const Tensor
       stats.margin = std::log(mass_a[h][i]) - std::log(other_a[h][i]);
       stats.max_target_logit = max_a[h][i];
       stats.margin_best = max_a[h][i] - rest_a[h][i];
+      stats.target_keys = target_keys_a[i];
+      stats.best_target_weight = stats.target_keys > 0 ? best_weight_a[h][i] : 0.0;
+      const double best_other = other_max_a[h][i];
+      stats.min_gap = stats.target_keys == 0 ? -kInf
+                      : std::isinf(best_other) ? kInf
+                                               : max_a[h][i] - best_other;
       for (std::size_t d = 0; d < options.deltas.size(); ++d) {
         const auto m = near_ties[d][h][i].item<std::int64_t>();
         stats.near_ties.push_back(m);
         stats.dilution_bound.push_back(dilutionBound(m, options.deltas[d]));
+        stats.set_bound.push_back(setDilutionBound(stats.target_keys, m, options.deltas[d]));
       }
       out[static_cast<std::size_t>(h)].push_back(std::move(stats));
     }

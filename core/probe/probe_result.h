@@ -14,8 +14,14 @@ struct QueryStats {
   double margin = 0;           // set margin: log Σ_τ e^{z_τ} − log Σ_{j∉T} e^{z_j}
   double margin_best = 0;      // single-target margin of the highest-logit target
   double max_target_logit = 0; // max_τ z_τ (−inf when no target is visible to this query)
+  // Lemma 2.3's pairwise gap: max_τ z_τ − max_{j∉T} z_j, in the units of `margin` (+inf when
+  // every visible key is a target, −inf when none is; NaN in sessions older than schema 5).
+  double min_gap = 0;
+  std::int64_t target_keys = 0;   // |T|: target keys visible to the query (−1: not recorded)
+  double best_target_weight = 0;  // α_{j*}: the weight of the highest-logit target key
   std::vector<std::int64_t> near_ties;  // m(Δ) for each Δ of ProbeResult::deltas
-  std::vector<double> dilution_bound;   // 1 / (1 + m(Δ)·e^{−Δ}) for each Δ (Lemma 2.2)
+  std::vector<double> dilution_bound;   // 1 / (1 + m(Δ)·e^{−Δ}) for each Δ: bounds α_{j*} (Lemma 2.2)
+  std::vector<double> set_bound;        // |T| / (|T| + m(Δ)·e^{−Δ}) for each Δ: bounds `mass`
 };
 
 struct HeadStats {

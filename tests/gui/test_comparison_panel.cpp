@@ -100,5 +100,9 @@ TEST_CASE("the dilution panel draws runs against context length", "[gui]") {
   CHECK(mass.series[0].xs == std::vector<double>{128, 512, 2048});
   const Figure& margin = panel.marginChart()->figure();
   REQUIRE(margin.series.size() == 2);
-  CHECK(margin.series[1].name.find("Lemma 2.3") != std::string::npos);
+  CHECK(margin.series[1].name.find("Definition 2.1") != std::string::npos);
+  REQUIRE(panel.chart("dilution_gap"));
+  CHECK(panel.chart("dilution_gap")->figure().series.back().name.find("Lemma 2.3") !=
+        std::string::npos);
+  CHECK(panel.chart("dilution_best_key")->figure().hasData());
 }

@@ -143,11 +143,26 @@ TEST_CASE("the dilution figures put each run at its context length beside the le
   CHECK(mass.series[0].xs == std::vector<double>{100, 1000, 10000});
   CHECK(mass.series[0].ys[2] < mass.series[0].ys[0]);
   CHECK(mass.series[2].name.find("Lemma 2.2") != std::string::npos);
+  CHECK(mass.series[2].name.find("|T|") != std::string::npos);  // the bound for a set
+  const Figure best = makeRunFigure("dilution_best_key", runs);
+  REQUIRE(best.series.size() == 3);
+  CHECK(best.series[2].name.find("1/(1+m(Δ)e^{−Δ})") != std::string::npos);
+  for (std::size_t i = 0; i < best.series[0].ys.size(); ++i) {
+    CHECK(best.series[0].ys[i] <= best.series[2].ys[i] + 1e-12);  // measured under the lemma
+  }
+  // The set margin against Definition 2.1's threshold for mass ≥ 0.9, the same at every length.
   const Figure margin = makeRunFigure("dilution_margin", runs);
   REQUIRE(margin.series.size() == 3);
-  const FigureSeries& required = margin.series[2];
+  CHECK(margin.series[2].name.find("Definition 2.1") != std::string::npos);
+  for (double y : margin.series[2].ys) CHECK(y == Approx(std::log(9.0)));
+  // The pairwise gap against Lemma 2.3's required gap, which grows with T.
+  const Figure gap = makeRunFigure("dilution_gap", runs);
+  REQUIRE(gap.series.size() == 3);
+  const FigureSeries& required = gap.series[2];
+  CHECK(required.name.find("Lemma 2.3") != std::string::npos);
   CHECK(required.ys[0] == Approx(std::log(99 * 9.0)));
-  CHECK(required.ys.back() > required.ys.front());  // the required margin grows with T
+  CHECK(required.ys.back() > required.ys.front());
+  CHECK(std::isfinite(gap.series[0].ys[0]));
 }
 
 TEST_CASE("a sweep's runs of one method and length are one point; accuracy is Figure 1",

@@ -28,8 +28,13 @@ probe::ProbeResult probe(double base, int layers, int heads, std::int64_t contex
       query.margin = std::log(query.mass / (1 - query.mass));
       const std::int64_t ties = 4 * (l + 1);
       query.near_ties = {ties, ties, ties};
+      // Two target keys: the best holds 60 % of the set's mass, 0.5 nats above the best other key.
+      query.target_keys = 2;
+      query.best_target_weight = 0.6 * query.mass;
+      query.min_gap = 0.5 - 0.1 * l;
       for (double delta : result.deltas) {
         query.dilution_bound.push_back(1.0 / (1.0 + ties * std::exp(-delta)));
+        query.set_bound.push_back(2.0 / (2.0 + ties * std::exp(-delta)));
       }
       head.queries.push_back(query);
       result.heads.push_back(head);

@@ -143,3 +143,96 @@ TEST_CASE("probe math: Lemma 2.3's required margin and the bound's closed forms"
   CHECK(probe::dilutionBound(0, 1.0) == 1.0);
   CHECK(probe::dilutionBound(10, 0.0) == Approx(1.0 / 11));
 }
+
+TEST_CASE("probe math: Lemma 2.2 for a target set bounds the set's mass, the single-key bound "
+          "bounds the best key",
+          "[probe]") {
+  probe::ProbeOptions options;
+  options.deltas = {0.25, 1.0, 4.0};
+  for (std::uint64_t seed = 0; seed < 20; ++seed) {
+    const Problem p = randomProblem(100 + seed, 4, 2, 64, {40, 63});
+    const std::vector<Span> targets{{2, 6}, {20, 23}};  // 7 target keys
+    const auto stats = run(p, targets, options);
+    const torch::Tensor z = scores(p);
+    const torch::Tensor alpha = torch::softmax(z, -1);
+    const torch::Tensor in_target = targetMask(64, targets);
+    for (int h = 0; h < 4; ++h) {
+      for (int i = 0; i < 2; ++i) {
+        INFO("seed " << seed << " head " << h << " query " << i);
+        const auto& s = stats[h][i];
+        const torch::Tensor zt = z[h][i].masked_select(in_target);
+        const double best = zt.max().item<double>();
+        CHECK(s.target_keys == 7);
+        const auto j_star = z[h][i].masked_fill(in_target.logical_not(), -INFINITY).argmax().item<std::int64_t>();
+        CHECK(s.best_target_weight == Approx(alpha[h][i][j_star].item<double>()).margin(1e-9));
+        const torch::Tensor others = z[h][i].masked_select(in_target.logical_not());
+        for (std::size_t d = 0; d < options.deltas.size(); ++d) {
+          const double delta = options.deltas[d];
+          const auto m = (others >= best - delta).sum().item<std::int64_t>();
+          CHECK(s.near_ties[d] == m);
+          CHECK(s.set_bound[d] == Approx(7.0 / (7.0 + m * std::exp(-delta))));
+          CHECK(s.mass <= s.set_bound[d] + 1e-12);
+          CHECK(s.best_target_weight <= s.dilution_bound[d] + 1e-12);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("probe math: the single-key bound is not a bound on a set's mass", "[probe]") {
+  // Four targets tied at logit 0, four distractors at 0 too: the set holds half of the mass, but
+  // 1/(1 + m·e^{−Δ}) with m = 4, Δ = 1 is 0.405. The set bound 4/(4 + 4e^{−1}) = 0.731 holds.
+  Problem p;
+  p.q = torch::ones({1, 1, 1}, torch::kFloat64);
+  p.k = torch::zeros({1, 8, 1}, torch::kFloat64);
+  p.positions = {7};
+  p.scale = 1;
+  probe::ProbeOptions options;
+  options.deltas = {1.0};
+  const auto s = run(p, {{0, 4}}, options)[0][0];
+  CHECK(s.mass == Approx(0.5));
+  CHECK(s.near_ties[0] == 4);
+  CHECK(s.mass > s.dilution_bound[0]);
+  CHECK(s.dilution_bound[0] == Approx(1.0 / (1.0 + 4 * std::exp(-1.0))));
+  CHECK(s.set_bound[0] == Approx(4.0 / (4.0 + 4 * std::exp(-1.0))));
+  CHECK(s.mass <= s.set_bound[0]);
+  CHECK(s.best_target_weight == Approx(0.125));
+  CHECK(s.best_target_weight <= s.dilution_bound[0]);
+}
+
+TEST_CASE("probe math: Lemma 2.3's pairwise gap, by hand", "[probe]") {
+  // One query, logits z = q·k = (3, 1, 2.5, −1, 0.5): targets {0, 1}, distractors {2, 3, 4}.
+  Problem p;
+  p.q = torch::ones({1, 1, 1}, torch::kFloat64);
+  p.k = torch::tensor({3.0, 1.0, 2.5, -1.0, 0.5}, torch::kFloat64).view({1, 5, 1});
+  p.positions = {4};
+  p.scale = 1;
+  auto s = run(p, {{0, 2}})[0][0];
+  CHECK(s.min_gap == Approx(3.0 - 2.5));
+  CHECK(s.max_target_logit == Approx(3.0));
+  // The set margin is in the same units: log Σ_T e^z − log Σ_other e^z.
+  const double margin = std::log(std::exp(3.0) + std::exp(1.0)) -
+                        std::log(std::exp(2.5) + std::exp(-1.0) + std::exp(0.5));
+  CHECK(s.margin == Approx(margin));
+  // A distractor above the best target: a negative gap.
+  s = run(p, {{1, 2}})[0][0];
+  CHECK(s.min_gap == Approx(1.0 - 3.0));
+  // Every visible key a target: nothing to separate from.
+  s = run(p, {{0, 5}})[0][0];
+  CHECK(std::isinf(s.min_gap));
+  CHECK(s.min_gap > 0);
+  // No visible target: the gap is −inf and the best key's weight 0.
+  p.positions = {1};
+  s = run(p, {{3, 5}})[0][0];
+  CHECK(std::isinf(s.min_gap));
+  CHECK(s.min_gap < 0);
+  CHECK(s.best_target_weight == 0);
+  CHECK(s.target_keys == 0);
+}
+
+TEST_CASE("probe math: Definition 2.1's margin threshold", "[probe]") {
+  CHECK(probe::retrievalMargin(0.9) == Approx(std::log(9.0)));
+  CHECK(probe::retrievalMargin(0.5) == Approx(0.0).margin(1e-12));
+  CHECK(probe::setDilutionBound(1, 10, 0.0) == Approx(probe::dilutionBound(10, 0.0)));
+  CHECK(probe::setDilutionBound(3, 0, 1.0) == 1.0);
+}

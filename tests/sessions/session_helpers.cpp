@@ -90,6 +90,10 @@ std::vector<engine::Event> oneEventOfEachKind() {
         query.max_target_logit = (layer == 1 && head == 1) ? -inf : 3.5;
         query.near_ties = {q, 2 * q + 1, 9};
         query.dilution_bound = {0.5, 0.25, 1.0 / 7.0};
+        query.min_gap = q == 0 ? -0.5 : inf;
+        query.target_keys = 3 + head;
+        query.best_target_weight = 0.05 * (layer + 1);
+        query.set_bound = {0.75, 0.5, 3.0 / 7.0};
         stats.queries.push_back(query);
       }
       probe.result.heads.push_back(stats);
@@ -165,8 +169,12 @@ struct Describe {
         num("margin", q.margin);
         num("best", q.margin_best);
         num("max_logit", q.max_target_logit);
+        num("gap", q.min_gap);
+        num("targets", q.target_keys);
+        num("best_weight", q.best_target_weight);
         out << "ties=" << intArrayJson(q.near_ties)
-            << ";bound=" << doubleArrayJson(q.dilution_bound) << "}";
+            << ";bound=" << doubleArrayJson(q.dilution_bound)
+            << ";set_bound=" << doubleArrayJson(q.set_bound) << "}";
       }
       out << "]";
     }

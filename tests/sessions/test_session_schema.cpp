@@ -167,6 +167,11 @@ TEST_CASE("a session of every earlier version migrates with its runs and events 
     CHECK(std::isinf(probe.result.heads[1].queries[0].max_target_logit));
     CHECK(probe.result.heads[1].queries[0].max_target_logit < 0);
     CHECK(probe.result.heads[0].queries[0].near_ties == std::vector<std::int64_t>{1, 2, 3});
+    // v5's probe columns read as unknown in older rows.
+    CHECK(std::isnan(probe.result.heads[0].queries[0].min_gap));
+    CHECK(probe.result.heads[0].queries[0].target_keys == -1);
+    CHECK(std::isnan(probe.result.heads[0].queries[0].best_target_weight));
+    CHECK(probe.result.heads[0].queries[0].set_bound.empty());
     if (version >= 2) {
       const auto& artifact = std::get<engine::ArtifactEvent>(events[6].event);
       CHECK(artifact.shape == std::vector<std::int64_t>{2, 3});
