@@ -22,15 +22,18 @@ DilutionPanel::DilutionPanel(RunTraces* traces, QWidget* parent)
   m_accuracy->setObjectName(QStringLiteral("accuracy"));
   m_summary = new QLabel(this);
   m_summary->setWordWrap(true);
-  // Two charts a row, so the panel fits beside the runs panel on a 1100-px screen.
-  auto* charts = new QGridLayout;
-  charts->addWidget(m_mass, 0, 0);
-  charts->addWidget(m_margin, 0, 1);
-  charts->addWidget(m_accuracy, 1, 0);
+  // Two charts a row, so the panel fits beside the runs panel on a 1100-px screen; a panel too
+  // small for them scrolls rather than shrinking them below readable.
+  auto* charts = new QWidget(this);
+  auto* grid = new QGridLayout(charts);
+  grid->setContentsMargins(0, 0, 0, 0);
+  grid->addWidget(m_mass, 0, 0);
+  grid->addWidget(m_margin, 0, 1);
+  grid->addWidget(m_accuracy, 1, 0);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addWidget(m_summary);
-  layout->addLayout(charts, 1);
+  layout->addWidget(scrollingCharts(charts, this), 1);
   connect(m_traces, &RunTraces::changed, this, &DilutionPanel::refresh);
   refresh();
 }
