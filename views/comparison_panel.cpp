@@ -49,7 +49,9 @@ ComparisonPanel::ComparisonPanel(RunTraces* traces, QWidget* parent)
 
   m_reference = new QLabel(this);
   m_reference->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  m_reference->setWordWrap(true);
+  // One line that may be cut at the panel's edge (the tooltip has it whole): a wrapping label
+  // would make the dock's height depend on its width.
+  m_reference->setMinimumWidth(1);
   auto* table_box = new QWidget(this);
   auto* table_layout = new QVBoxLayout(table_box);
   table_layout->setContentsMargins(0, 0, 0, 0);
@@ -100,6 +102,7 @@ void ComparisonPanel::refresh() {
   const QString reference = m_model->referenceAnswer();
   m_reference->setText(reference.isEmpty() ? tr("Reference answer: none (the runs' item has none)")
                                            : tr("Reference answer: %1").arg(reference));
+  m_reference->setToolTip(m_reference->text());
   const std::vector<const RunTrace*> runs = chartedRuns();
   for (const auto& [name, view] : m_charts) view->setFigure(makeRunFigure(name, runs));
 }
