@@ -1,11 +1,11 @@
 #include "views/runs_table_model.h"
 
 #include <QBrush>
-#include <QHeaderView>
-#include <QTableView>
 #include <QColor>
+#include <QHeaderView>
 #include <QLocale>
 #include <QStringList>
+#include <QTableView>
 
 #include <cmath>
 
@@ -18,6 +18,8 @@ void fitRunsTableColumns(QTableView* table) {
   header->setSectionResizeMode(QHeaderView::ResizeToContents);
   header->setSectionResizeMode(RunsTableModel::Params, QHeaderView::Stretch);
   header->setStretchLastSection(true);
+  // A long answer is elided (whole in its tooltip) so the numbers after it stay in sight.
+  header->setMaximumSectionSize(table->fontMetrics().horizontalAdvance(QLatin1Char('x')) * 40);
   table->setTextElideMode(Qt::ElideRight);
   table->setWordWrap(false);
 }
@@ -149,7 +151,8 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
   if (role == Qt::ToolTipRole) {
     if (index.column() == Method) return QString::fromStdString(row.spec.params.dump(2));
     if (index.column() == Status && !r.error.empty()) return QString::fromStdString(r.error);
-    if (index.column() == Answer) return QString::fromStdString(r.output);
+    if (index.column() == Answer)
+      return QString::fromStdString(r.output.empty() ? r.answer : r.output);
     if (index.column() == Params) return parameterSummary(row.spec);
     return {};
   }

@@ -58,8 +58,8 @@ class RunsTableModel : public QAbstractTableModel {
   std::vector<Row> m_rows;
 };
 
-// Sizes a table of this model's columns to their contents; the parameters, last, take the room
-// that is left, elided (their full text is the cell's tooltip).
+// Sizes a table of this model's columns to their contents, none wider than 40 characters; the
+// parameters, last, take the room that is left. Cut text is elided, whole in the cell's tooltip.
 void fitRunsTableColumns(QTableView* table);
 
 // 1.2e12 -> "1.20 TFLOP", for table cells and captions.

@@ -77,6 +77,7 @@ TEST_CASE("the comparison leads with method, answer and correct; parameters last
   gui_test::SyntheticRun right = gui_test::qtttRun(5);
   right.spec.reference_answers = {"K7Q"};
   right.spec.params["note"] = std::string(300, 'x');  // a parameter line far wider than the panel
+  right.result.answer = std::string(200, 'a');        // and an answer as long
   gui_test::SyntheticRun wrong = gui_test::inContextRun();
   wrong.spec.reference_answers = {"K7Q"};
   wrong.result.correct = false;
@@ -95,14 +96,16 @@ TEST_CASE("the comparison leads with method, answer and correct; parameters last
   CHECK(title(1) == QStringLiteral("Answer"));
   CHECK(title(2) == QStringLiteral("Correct"));
   CHECK(title(header->count() - 1) == QStringLiteral("Parameters"));
-  // Method, answer and correct are in sight; the long parameters are elided, whole on hover.
-  for (int column : {RunsTableModel::Method, RunsTableModel::Answer, RunsTableModel::Correct}) {
+  // Everything up to the wall time is in sight; the long answer and parameters are elided.
+  for (int column = RunsTableModel::Method; column <= RunsTableModel::WallTime; ++column) {
+    INFO("column " << column);
     CHECK(header->sectionViewportPosition(column) + header->sectionSize(column) <=
           panel.table()->viewport()->width());
   }
   const QModelIndex params = panel.model()->index(0, RunsTableModel::Params);
   CHECK(panel.model()->data(params, Qt::ToolTipRole).toString().contains(QString(300, 'x')));
-  CHECK(header->sectionSize(RunsTableModel::Params) < panel.table()->fontMetrics().horizontalAdvance(QString(300, 'x')));
+  CHECK(header->sectionSize(RunsTableModel::Params) <
+        panel.table()->fontMetrics().horizontalAdvance(QString(300, 'x')));
 
   CHECK(panel.referenceLabel()->text().contains(QStringLiteral("K7Q")));
   const auto background = [&](int row) {
@@ -112,7 +115,7 @@ TEST_CASE("the comparison leads with method, answer and correct; parameters last
         .color();
   };
   CHECK(background(0).green() > background(0).red());  // correct: green
-  CHECK(background(1).red() > background(1).green());   // wrong: red
+  CHECK(background(1).red() > background(1).green());  // wrong: red
 }
 
 TEST_CASE("live events redraw at most about 30 times a second", "[gui]") {
