@@ -57,8 +57,8 @@ std::vector<QString> tickLabels(const std::vector<double>& values) {
   // fewest digits that keep the labels apart.
   for (int digits = plain ? 0 : 2; digits <= 12; ++digits) {
     for (std::size_t i = 0; i < values.size(); ++i) {
-      labels[i] = plain ? QString::number(values[i], 'f', digits)
-                        : QString::number(values[i], 'g', digits);
+      labels[i] =
+          plain ? QString::number(values[i], 'f', digits) : QString::number(values[i], 'g', digits);
       if (labels[i] == QLatin1String("-0")) labels[i] = QStringLiteral("0");
     }
     if (distinct(labels)) break;

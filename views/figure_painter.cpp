@@ -9,9 +9,9 @@
 #include <limits>
 #include <vector>
 
+#include "views/analysis_names.h"
 #include "views/axis_ticks.h"
 #include "views/color_scale.h"
-#include "views/analysis_names.h"
 
 namespace studio::views {
 
@@ -160,8 +160,9 @@ void drawVerticalTitle(QPainter& p, QPointF center, const FittedText& fitted, bo
   drawFitted(p, QRectF(-length / 2, -fitted.height() / 2, length, fitted.height()), fitted,
              Qt::AlignHCenter);
   p.restore();
-  record(placed, FigureText::Role::AxisTitle, fitted, full,
-         QRectF(center.x() - fitted.height() / 2, center.y() - length / 2, fitted.height(), length));
+  record(
+      placed, FigureText::Role::AxisTitle, fitted, full,
+      QRectF(center.x() - fitted.height() / 2, center.y() - length / 2, fitted.height(), length));
 }
 
 void drawSeries(QPainter& p, const Figure& f, const QRectF& plot, Range xr, Range yr,
@@ -303,8 +304,8 @@ void drawLegend(QPainter& p, const Figure& f, const LegendLayout& legend, QPoint
                       QFontMetricsF(fonts.tick).horizontalAdvance(legend.names[s]) + 2,
                       legend.line);
     p.drawText(text, Qt::AlignLeft | Qt::AlignVCenter, legend.names[s]);
-    placed.texts.push_back({FigureText::Role::Legend, legend.names[s],
-                            QString::fromStdString(series.name), text});
+    placed.texts.push_back(
+        {FigureText::Role::Legend, legend.names[s], QString::fromStdString(series.name), text});
   }
   placed.legend = box;
 }
@@ -350,8 +351,8 @@ FigurePlotArea drawLinePlot(QPainter& p, const Figure& f, const QRectF& area, co
     const double bottom = 5 + tick_metrics.height() + 4 + x_fit.height() + 2;
     // The last x tick's label is centred on the plot's edge: room for its half.
     const double overhang = xt.empty() ? 0 : tick_metrics.horizontalAdvance(xt.back().label) / 2;
-    plot = area.adjusted(left, 8 + legend_top, -std::max(12.0, overhang + 2) - legend_right,
-                         -bottom);
+    plot =
+        area.adjusted(left, 8 + legend_top, -std::max(12.0, overhang + 2) - legend_right, -bottom);
   }
   if (plot.width() < 20 || plot.height() < 20) return placed;
 
@@ -388,16 +389,17 @@ FigurePlotArea drawLinePlot(QPainter& p, const Figure& f, const QRectF& area, co
   const QRectF x_box(plot.left(), plot.bottom() + 5 + tick_metrics.height() + 4, plot.width(),
                      x_fit.height());
   drawFitted(p, x_box, x_fit, Qt::AlignHCenter);
-  record(placed, FigureText::Role::AxisTitle, x_fit, x_title,
-         QRectF(x_box.center().x() - x_fit.width() / 2, x_box.top(), x_fit.width(),
-                x_fit.height()));
+  record(
+      placed, FigureText::Role::AxisTitle, x_fit, x_title,
+      QRectF(x_box.center().x() - x_fit.width() / 2, x_box.top(), x_fit.width(), x_fit.height()));
   drawVerticalTitle(p, QPointF(area.left() + y_fit.height() / 2, plot.center().y()), y_fit, false,
                     placed, y_title);
 
   drawSeries(p, f, plot, xr, yr, std::max(2.5, tick_metrics.height() / 5));
-  drawLegend(p, f, legend,
-             legend.beside ? QPointF(plot.right() + 10, plot.top()) : QPointF(area.left(), area.top()),
-             fonts, placed);
+  drawLegend(
+      p, f, legend,
+      legend.beside ? QPointF(plot.right() + 10, plot.top()) : QPointF(area.left(), area.top()),
+      fonts, placed);
   placed.plot = plot;
   placed.x_lo = xr.lo;
   placed.x_hi = xr.hi;
@@ -430,7 +432,9 @@ void drawHeatmap(QPainter& p, const Figure& f, const QRectF& area, const Fonts& 
     return h.diverging ? (std::isnan(t) ? QColor(128, 128, 128) : divergingColor(2 * t - 1))
                        : ColorScale::viridis().at(t);
   };
-  const auto row_label = [&](int r) { return QString::number(h.row_origin + r * h.row_step, 'f', 0); };
+  const auto row_label = [&](int r) {
+    return QString::number(h.row_origin + r * h.row_step, 'f', 0);
+  };
   const auto column_label = [&](int c) {
     return QString::number(h.column_origin + c * h.column_step, 'f', 0);
   };
@@ -443,7 +447,8 @@ void drawHeatmap(QPainter& p, const Figure& f, const QRectF& area, const Fonts& 
 
   const QFontMetricsF tick_metrics(fonts.tick);
   double row_width = 0, bar_label_width = 0;
-  for (int r : {0, h.rows - 1}) row_width = std::max(row_width, tick_metrics.horizontalAdvance(row_label(r)));
+  for (int r : {0, h.rows - 1})
+    row_width = std::max(row_width, tick_metrics.horizontalAdvance(row_label(r)));
   for (const QString& label : bar_labels) {
     bar_label_width = std::max(bar_label_width, tick_metrics.horizontalAdvance(label));
   }
@@ -497,8 +502,9 @@ void drawHeatmap(QPainter& p, const Figure& f, const QRectF& area, const Fonts& 
   }
   for (int r = 0; r < h.rows; r += rstride) {
     const QString label = row_label(r);
-    const QRectF box(plot.left() - 6 - row_width, plot.top() + (r + 0.5) * ch - tick_metrics.height() / 2,
-                     row_width, tick_metrics.height());
+    const QRectF box(plot.left() - 6 - row_width,
+                     plot.top() + (r + 0.5) * ch - tick_metrics.height() / 2, row_width,
+                     tick_metrics.height());
     p.drawText(box, Qt::AlignRight | Qt::AlignVCenter, label);
     placed.texts.push_back({FigureText::Role::Tick, label, label, box});
   }

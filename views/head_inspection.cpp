@@ -1,52 +1,36 @@
-// DiagnosticsPanel's head inspection, when attached to the window's StudioContext.
+// HeadInspectorPanel's inspection, when attached to the window's StudioContext.
 
 #include "core/common/error.h"
 #include "core/engine/attention_window.h"
-#include "views/diagnostics_panel.h"
+#include "views/head_inspector_panel.h"
 #include "views/run_controller.h"
 #include "views/run_traces.h"
 #include "views/studio_context.h"
 
 namespace studio::views {
 
-void DiagnosticsPanel::attach(StudioContext& context) {
+void HeadInspectorPanel::attach(StudioContext& context) {
   m_context = &context;
-  connect(&context, &StudioContext::documentChanged, this,
-          [this] { setDocument(m_context->document()); });
-  connect(context.traces(), &RunTraces::changed, this, &DiagnosticsPanel::showHeadGrid);
-  connect(&context, &StudioContext::selectedRunChanged, this, &DiagnosticsPanel::showHeadGrid);
-  connect(this, &DiagnosticsPanel::headClicked, this, &DiagnosticsPanel::inspectHead);
-  connect(this, &DiagnosticsPanel::queryKeyWindowRequested, this,
-          &DiagnosticsPanel::requestWindow);
-  connect(this, &DiagnosticsPanel::queryKeyWindowExportRequested, this,
+  connect(&context, &StudioContext::headInspectionRequested, this,
+          &HeadInspectorPanel::inspectHead);
+  connect(this, &HeadInspectorPanel::queryKeyWindowRequested, this,
+          &HeadInspectorPanel::requestWindow);
+  connect(this, &HeadInspectorPanel::queryKeyWindowExportRequested, this,
           [this] { m_context->exportFigure(m_window.figure()); });
+  connect(context.traces(), &RunTraces::cleared, this, [this] {
+    m_run = 0;
+    clearStrip();
+  });
 }
 
-void DiagnosticsPanel::showHeadGrid() {
+void HeadInspectorPanel::inspectHead(std::int64_t run_id, int layer, int head) {
   if (!m_context) return;
-  const RunTrace* run = m_context->runToShow(
-      [](const RunTrace& r) { return makeRunFigure("head_mass", {&r}).isHeatmap(); });
-  if (run) showHeadGridOf(*run);
-}
-
-void DiagnosticsPanel::showHeadGridOf(const RunTrace& run) {
-  const Figure figure = makeRunFigure("head_mass", {&run});
-  HeadGrid grid;
-  grid.layers = figure.heatmap.rows;
-  grid.heads = figure.heatmap.columns;
-  grid.values = figure.heatmap.values;
-  grid.title = "Target mass per head (answer query after the prefill), " + run.label();
-  setHeadGrid(std::move(grid));
-  if (m_grid_run != run.id) clearStrip();
-  m_grid_run = run.id;
-}
-
-void DiagnosticsPanel::inspectHead(int layer, int head) {
-  if (!m_context) return;
-  const RunTrace* run = m_context->traces()->find(m_grid_run);
+  const RunTrace* run = m_context->traces()->find(run_id);
   if (!run) return;
+  m_run = run_id;
   AttentionStrip strip = answerAttentionStrip(*run, layer, head);
   if (strip.rows.empty()) {
+    clearStrip();
     setQueryKeyWindowMessage(run->label() + " kept no attention over the document");
     return;
   }
@@ -55,10 +39,10 @@ void DiagnosticsPanel::inspectHead(int layer, int head) {
   requestWindow(layer, head, 0, tokens, false);
 }
 
-void DiagnosticsPanel::requestWindow(int layer, int head, qint64 first_key, qint64 end_key,
-                                     bool document_queries) {
+void HeadInspectorPanel::requestWindow(int layer, int head, qint64 first_key, qint64 end_key,
+                                       bool document_queries) {
   if (!m_context) return;
-  const RunTrace* run = m_context->traces()->find(m_grid_run);
+  const RunTrace* run = m_context->traces()->find(m_run);
   if (!run) return;
   const WindowScope scope{layer, head, first_key, end_key, document_queries};
   engine::AttentionWindowRequest request;
@@ -68,11 +52,11 @@ void DiagnosticsPanel::requestWindow(int layer, int head, qint64 first_key, qint
     setQueryKeyWindowMessage(std::string("No query × key window: ") + error.what());
     return;
   }
-  setQueryKeyWindowMessage("Computing the query × key window of layer " + std::to_string(layer) +
-                           " · head " + std::to_string(head) + ": replaying " + run->label() +
-                           (request.phases.size() > 1 ? " (its prefill and qTTT steps)"
-                                                      : " (its prefill)") +
-                           " after the runs queued before it…");
+  setQueryKeyWindowMessage(
+      "Computing the query × key window of layer " + std::to_string(layer) + " · head " +
+      std::to_string(head) + ": replaying " + run->label() +
+      (request.phases.size() > 1 ? " (its prefill and qTTT steps)" : " (its prefill)") +
+      " after the runs queued before it…");
   const std::int64_t run_id = run->id;
   m_context->runner()->replayWindow(
       run->spec, request,

@@ -76,8 +76,8 @@ void checkReadable(const Figure& figure, QSize size) {
 
 TEST_CASE("an axis over one value or a narrow range gets distinct, readable ticks", "[gui]") {
   SECTION("a log axis inside one decade is labelled in round values") {
-    const std::vector<AxisTick> ticks = axisTicks(
-        paddedAxisRange(std::log10(2301.0), std::log10(2310.0), true), true, 4);
+    const std::vector<AxisTick> ticks =
+        axisTicks(paddedAxisRange(std::log10(2301.0), std::log10(2310.0), true), true, 4);
     const std::vector<QString> labels = labelsOf(ticks);
     REQUIRE(labels.size() >= 2);
     CHECK(allDistinct(labels));
@@ -92,13 +92,15 @@ TEST_CASE("an axis over one value or a narrow range gets distinct, readable tick
     CHECK(ticks.back().at > std::log10(2300.0));
   }
   SECTION("a narrow linear range keeps the digits that tell ticks apart") {
-    const std::vector<AxisTick> ticks = axisTicks(paddedAxisRange(0.008285, 0.008295, false), false, 5);
+    const std::vector<AxisTick> ticks =
+        axisTicks(paddedAxisRange(0.008285, 0.008295, false), false, 5);
     REQUIRE(ticks.size() >= 2);
     CHECK(allDistinct(labelsOf(ticks)));
   }
   SECTION("powers of ten over decades") {
-    CHECK(labelsOf(axisTicks({2, 4}, true, 6)) ==
-          std::vector<QString>{QStringLiteral("100"), QStringLiteral("1000"), QStringLiteral("10000")});
+    CHECK(labelsOf(axisTicks({2, 4}, true, 6)) == std::vector<QString>{QStringLiteral("100"),
+                                                                       QStringLiteral("1000"),
+                                                                       QStringLiteral("10000")});
   }
 }
 
@@ -114,7 +116,8 @@ TEST_CASE("no chart clips or elides an axis title, down to the smallest size the
   dilution.refresh();
   std::vector<FigureView*> charts = {dilution.massChart(), dilution.marginChart(),
                                      dilution.accuracyChart()};
-  for (const std::string& name : ComparisonPanel::chartNames()) charts.push_back(comparison.chart(name));
+  for (const std::string& name : ComparisonPanel::chartNames())
+    charts.push_back(comparison.chart(name));
   for (FigureView* chart : charts) {
     REQUIRE(chart);
     if (!chart->figure().hasData()) continue;
