@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "core/common/error.h"
+#include "views/axis_ticks.h"
 #include "views/color_scale.h"
 #include "views/max_pool.h"
 
@@ -107,6 +108,11 @@ std::vector<std::uint32_t> AttentionWindowView::image(int columns, int rows) con
   const std::vector<float> values = pixels(columns, rows);
   float top = 0.f;
   for (float v : values) top = std::max(top, std::fabs(v));
+  return colours(values, top);
+}
+
+std::vector<std::uint32_t> AttentionWindowView::colours(const std::vector<float>& values,
+                                                        float top) const {
   std::vector<std::uint32_t> rgba(values.size());
   const ColorScale& scale = ColorScale::viridis();
   for (std::size_t i = 0; i < values.size(); ++i) {
@@ -152,7 +158,12 @@ void AttentionWindowView::draw(const ImVec2& size, const TextureUpload& upload) 
   const float line = ImGui::GetTextLineHeightWithSpacing();
   const ImVec2 start = ImGui::GetCursorScreenPos();
   ImGui::TextUnformatted(m_data.title.c_str());
-  if (!m_data.scope.empty()) {
+  if (m_title_extras) {
+    if (!m_data.scope.empty() && ImGui::IsItemHovered())
+      ImGui::SetTooltip("%s", m_data.scope.c_str());
+    ImGui::SameLine();
+    m_title_extras();
+  } else if (!m_data.scope.empty()) {
     ImGui::SameLine();
     ImGui::TextDisabled("%s", m_data.scope.c_str());
   }
@@ -178,22 +189,41 @@ void AttentionWindowView::draw(const ImVec2& size, const TextureUpload& upload) 
   ImGui::SameLine();
   ImGui::TextDisabled("wheel zooms, drag pans");
 
-  // The heatmap with the query axis on the left and the key axis below.
-  char first_label[32];
-  std::snprintf(first_label, sizeof first_label, "%lld",
-                static_cast<long long>(m_data.first_query + m_data.queries));
-  const float axis_w = ImGui::CalcTextSize(first_label).x + 8.f;
+  // The heatmap with the query axis on the left, the key axis below and the colour bar right.
+  const ImU32 text = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+  const ImU32 strong = ImGui::GetColorU32(ImGuiCol_Text);
+  const float glyph = ImGui::GetTextLineHeight();
+  char widest[32];
+  std::snprintf(widest, sizeof widest, "%lld",
+                static_cast<long long>(
+                    std::max(m_data.first_query + m_data.queries, m_data.first_key + m_data.keys)));
+  const float axis_w = ImGui::CalcTextSize(widest).x + 10.f;
+  const float bar_w = 12.f;
+  const float bar_label_w = ImGui::CalcTextSize("-0.0000").x;
   const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const float room_w = std::max(16.f, size.x - axis_w - 12.f - bar_w - 6.f - bar_label_w - 4.f);
+  const float room_h = std::max(line * 2.f, size.y - (origin.y - start.y) - line * 2.2f);
+  // Zoomed in far enough that a cell is several pixels either way, cells are square.
+  float area_w = room_w, area_h = room_h;
+  const float cell_w = room_w / static_cast<float>(m_columns.size());
+  const float cell_h = room_h / static_cast<float>(m_rows.size());
+  if (cell_w >= 3.f && cell_h >= 3.f) {
+    const float cell = std::min(cell_w, cell_h);
+    area_w = cell * static_cast<float>(m_columns.size());
+    area_h = cell * static_cast<float>(m_rows.size());
+  }
+  m_heatmap_size = ImVec2(area_w, area_h);
   const ImVec2 area_min(origin.x + axis_w, origin.y);
-  const float area_w = std::max(16.f, size.x - axis_w - 8.f);
-  const float area_h = std::max(line * 2.f, size.y - (origin.y - start.y) - line * 2.6f);
   const int columns = static_cast<int>(std::min<std::int64_t>(static_cast<std::int64_t>(area_w), m_columns.size()));
   const int rows = static_cast<int>(std::min<std::int64_t>(static_cast<std::int64_t>(area_h), m_rows.size()));
   ImDrawList* list = ImGui::GetWindowDrawList();
   const std::vector<std::int64_t> key = {m_rows.start, m_rows.end, m_columns.start, m_columns.end,
                                          m_log,        m_difference, m_phase, columns, rows};
-  if (upload && key != m_texture_key) {
-    m_texture = upload(image(columns, rows), columns, rows);
+  if (key != m_texture_key) {
+    const std::vector<float> values = pixels(columns, rows);
+    m_top = 0.f;
+    for (float v : values) m_top = std::max(m_top, std::fabs(v));
+    if (upload) m_texture = upload(colours(values, m_top), columns, rows);
     m_texture_key = key;
   }
   if (m_texture) {
@@ -203,15 +233,29 @@ void AttentionWindowView::draw(const ImVec2& size, const TextureUpload& upload) 
                   ImGui::GetColorU32(ImGuiCol_Border));
   }
 
-  const ImU32 text = ImGui::GetColorU32(ImGuiCol_TextDisabled);
-  const auto label = [&](ImVec2 at, std::int64_t position) {
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%lld", static_cast<long long>(position));
-    list->AddText(at, text, buffer);
+  // Ticks at round positions, as many as fit: queries down the left, keys along the bottom.
+  const auto positions = [](std::int64_t first, std::int64_t last, int target) {
+    std::vector<std::int64_t> at;
+    for (const AxisTick& t : axisTicks({static_cast<double>(first), static_cast<double>(last)},
+                                       false, std::max(1, target))) {
+      if (t.at == std::floor(t.at)) at.push_back(static_cast<std::int64_t>(t.at));
+    }
+    if (at.empty()) at.push_back(first);
+    return at;
   };
-  label(ImVec2(origin.x, area_min.y), m_data.first_query + m_rows.start);
-  label(ImVec2(origin.x, area_min.y + area_h - line), m_data.first_query + m_rows.end - 1);
+  const std::int64_t first_query = m_data.first_query + m_rows.start;
+  const std::int64_t first_key = m_data.first_key + m_columns.start;
+  const float per_row = area_h / static_cast<float>(m_rows.size());
   const float per_key = area_w / static_cast<float>(m_columns.size());
+  for (std::int64_t q : positions(first_query, first_query + m_rows.size() - 1,
+                                  static_cast<int>(area_h / (glyph * 2.5f)))) {
+    const float y = area_min.y + (static_cast<float>(q - first_query) + 0.5f) * per_row;
+    char label[32];
+    std::snprintf(label, sizeof label, "%lld", static_cast<long long>(q));
+    list->AddLine(ImVec2(area_min.x - 4.f, y), ImVec2(area_min.x, y), strong);
+    list->AddText(ImVec2(area_min.x - 6.f - ImGui::CalcTextSize(label).x, y - glyph * 0.5f), strong,
+                  label);
+  }
   for (const auto& [a, b] : m_data.targets) {  // the evidence, as orange marks under the keys
     if (b <= m_columns.start || a >= m_columns.end) continue;
     const float x0 = area_min.x + static_cast<float>(std::max(a, m_columns.start) - m_columns.start) * per_key;
@@ -221,13 +265,47 @@ void AttentionWindowView::draw(const ImVec2& size, const TextureUpload& upload) 
                         IM_COL32(230, 120, 0, 255));
   }
   const float axis_y = area_min.y + area_h + 6.f;
-  label(ImVec2(area_min.x, axis_y), m_data.first_key + m_columns.start);
-  char last[32];
-  std::snprintf(last, sizeof last, "%lld", static_cast<long long>(m_data.first_key + m_columns.end - 1));
-  list->AddText(ImVec2(area_min.x + area_w - ImGui::CalcTextSize(last).x, axis_y), text, last);
+  for (std::int64_t k :
+       positions(first_key, first_key + m_columns.size() - 1,
+                 static_cast<int>(area_w / (ImGui::CalcTextSize(widest).x + glyph * 2.f)))) {
+    const float x = area_min.x + (static_cast<float>(k - first_key) + 0.5f) * per_key;
+    char label[32];
+    std::snprintf(label, sizeof label, "%lld", static_cast<long long>(k));
+    list->AddLine(ImVec2(x, area_min.y + area_h), ImVec2(x, area_min.y + area_h + 5.f), strong);
+    list->AddText(ImVec2(x - ImGui::CalcTextSize(label).x * 0.5f, axis_y), strong, label);
+  }
   const char* caption = "key position →   (rows: query position ↓; orange: evidence)";
-  list->AddText(ImVec2(area_min.x + (area_w - ImGui::CalcTextSize(caption).x) * 0.5f, axis_y),
-                text, caption);
+  list->AddText(
+      ImVec2(area_min.x + (area_w - ImGui::CalcTextSize(caption).x) * 0.5f, axis_y + glyph + 2.f),
+      text, caption);
+
+  // The colour bar: the values the colours stand for.
+  const float bar_x = area_min.x + area_w + 12.f;
+  const int steps = 48;
+  for (int i = 0; i < steps; ++i) {
+    const double t0 = static_cast<double>(i) / steps;
+    const float y1 = area_min.y + area_h - static_cast<float>(t0) * area_h;
+    const float y0 = area_min.y + area_h - static_cast<float>(i + 1) / steps * area_h;
+    const double t = t0 + 0.5 / steps;
+    const QColor c = m_difference ? divergingColor(2 * t - 1) : ColorScale::viridis().at(t);
+    list->AddRectFilled(ImVec2(bar_x, y0), ImVec2(bar_x + bar_w, y1), toImU32(c));
+  }
+  list->AddRect(ImVec2(bar_x, area_min.y), ImVec2(bar_x + bar_w, area_min.y + area_h), text);
+  const int bar_ticks = area_h >= glyph * 6.f ? 5 : 2;
+  for (int i = 0; i < bar_ticks; ++i) {
+    const double t = static_cast<double>(i) / (bar_ticks - 1);
+    const double value = m_difference ? (2 * t - 1) * m_top
+                         : m_log      ? m_top * std::pow(10.0, 4.0 * (t - 1.0))
+                                      : t * m_top;
+    char label[32];
+    std::snprintf(label, sizeof label, "%.3g", value);
+    const float y = area_min.y + area_h - static_cast<float>(t) * area_h;
+    list->AddLine(ImVec2(bar_x + bar_w, y), ImVec2(bar_x + bar_w + 3.f, y), strong);
+    list->AddText(
+        ImVec2(bar_x + bar_w + 5.f, std::clamp(y - glyph * 0.5f, area_min.y - glyph * 0.5f,
+                                               area_min.y + area_h - glyph * 0.5f)),
+        strong, label);
+  }
 
   ImGui::SetCursorScreenPos(area_min);
   ImGui::InvisibleButton("##window", ImVec2(area_w, area_h));
@@ -261,7 +339,7 @@ void AttentionWindowView::draw(const ImVec2& size, const TextureUpload& upload) 
     }
     ImGui::EndTooltip();
   }
-  ImGui::SetCursorScreenPos(ImVec2(origin.x, axis_y + line));
+  ImGui::SetCursorScreenPos(ImVec2(origin.x, axis_y + line * 2.f));
   ImGui::Dummy(ImVec2(0, 0));
 }
 

@@ -3,7 +3,8 @@
 // range of queries (rows) over a range of keys (columns), after the prefill and, for a qTTT run,
 // after qTTT, or their difference (after − before, on a diverging scale). The wheel zooms both
 // axes around the mouse, dragging pans, a switch puts the weights on a log scale; hovering shows
-// the query token, the key token and the value. Zoomed out, each pixel shows the largest weight
+// the query token, the key token and the value. Round positions tick both axes and a colour bar
+// gives the values; zoomed in, cells are square. Zoomed out, each pixel shows the largest weight
 // of the cells it covers (max_pool.h), so a single sharp key never disappears between pixels.
 
 #include <imgui.h>
@@ -53,6 +54,8 @@ class AttentionWindowView {
   void setPhase(int phase);
   bool differenceMode() const { return m_difference; }
   void setDifferenceMode(bool on) { m_difference = on && m_data.weights.size() >= 2; }
+  // The heatmap's size in the last frame (logical pixels), without its axes and colour bar.
+  ImVec2 heatmapSize() const { return m_heatmap_size; }
   // The cell under the mouse in the last frame: (query, key) indices into the window.
   std::optional<std::pair<std::int64_t, std::int64_t>> hoveredCell() const { return m_hovered; }
 
@@ -63,6 +66,8 @@ class AttentionWindowView {
   // The visible part as a publication figure (figure.h), pooled like the texture to at most
   // max_columns × max_rows cells, its ticks in prompt positions.
   Figure figure(int max_columns = 480, int max_rows = 240) const;
+  // Drawn on the title line, after the title (the scope is then the title's tooltip).
+  void setTitleExtras(std::function<void()> draw) { m_title_extras = std::move(draw); }
   // Called by the window's "export figure…" button.
   void setOnExport(std::function<void()> callback) { m_on_export = std::move(callback); }
   // The texture given by the last upload is gone (its OpenGL context was destroyed).
@@ -71,6 +76,8 @@ class AttentionWindowView {
  private:
   // The matrix drawn: a phase's weights or the difference.
   const std::vector<float>& shown() const;
+  // Pooled values as RGBA8, scaled so that `top` is the top of the colour scale.
+  std::vector<std::uint32_t> colours(const std::vector<float>& values, float top) const;
 
   AttentionWindowData m_data;
   std::vector<float> m_difference_values;
@@ -81,9 +88,13 @@ class AttentionWindowView {
   int m_phase = 0;
   std::optional<std::pair<std::int64_t, std::int64_t>> m_hovered;
   std::function<void()> m_on_export;
+  std::function<void()> m_title_extras;
   // The last texture, kept while neither the view nor the size changed.
   ImTextureID m_texture = nullptr;
   std::vector<std::int64_t> m_texture_key;
+  // The top of the colour scale for the last texture (the largest pooled magnitude).
+  float m_top = 0.f;
+  ImVec2 m_heatmap_size{0.f, 0.f};
 };
 
 }  // namespace studio::views

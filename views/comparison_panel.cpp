@@ -3,6 +3,7 @@
 #include <QGridLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
+#include <QLabel>
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -30,8 +31,7 @@ ComparisonPanel::ComparisonPanel(RunTraces* traces, QWidget* parent)
   m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
   m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
   m_table->setAlternatingRowColors(true);
-  m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  m_table->horizontalHeader()->setSectionResizeMode(RunsTableModel::Answer, QHeaderView::Stretch);
+  fitRunsTableColumns(m_table);
   m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
 
   auto* charts = new QWidget(this);
@@ -47,9 +47,21 @@ ComparisonPanel::ComparisonPanel(RunTraces* traces, QWidget* parent)
     ++index;
   }
 
+  m_reference = new QLabel(this);
+  m_reference->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  // One line that may be cut at the panel's edge (the tooltip has it whole): a wrapping label
+  // would make the dock's height depend on its width.
+  m_reference->setMinimumWidth(1);
+  auto* table_box = new QWidget(this);
+  auto* table_layout = new QVBoxLayout(table_box);
+  table_layout->setContentsMargins(0, 0, 0, 0);
+  table_layout->setSpacing(2);
+  table_layout->addWidget(m_reference);
+  table_layout->addWidget(m_table, 1);
+
   auto* splitter = new QSplitter(Qt::Vertical, this);
-  splitter->addWidget(m_table);
-  splitter->addWidget(charts);
+  splitter->addWidget(table_box);
+  splitter->addWidget(scrollingCharts(charts, this));
   splitter->setStretchFactor(0, 1);
   splitter->setStretchFactor(1, 3);
   auto* layout = new QVBoxLayout(this);
@@ -87,6 +99,10 @@ std::vector<const RunTrace*> ComparisonPanel::chartedRuns() const {
 void ComparisonPanel::refresh() {
   if (static_cast<std::size_t>(m_model->rowCount()) > m_traces->size()) m_model->clear();
   for (const RunTrace* trace : m_traces->all()) m_model->setTrace(*trace);
+  const QString reference = m_model->referenceAnswer();
+  m_reference->setText(reference.isEmpty() ? tr("Reference answer: none (the runs' item has none)")
+                                           : tr("Reference answer: %1").arg(reference));
+  m_reference->setToolTip(m_reference->text());
   const std::vector<const RunTrace*> runs = chartedRuns();
   for (const auto& [name, view] : m_charts) view->setFigure(makeRunFigure(name, runs));
 }

@@ -1,6 +1,7 @@
 #pragma once
-// The comparison panel (issue 8): a table of the runs on the document (method, parameters,
-// answer, correct, target mass, margin, FLOPs, wall time) over four charts: qTTT's loss per step,
+// The comparison panel (issue 8): the reference answer and a table of the runs on the document
+// (method, answer, correct, target mass, margin, FLOPs, wall time, status, parameters) over four
+// charts: qTTT's loss per step,
 // the answer query's mass and margin per step, and mass per layer before and after. Selecting
 // rows limits the charts to those runs; nothing selected draws them all. Live runs update it
 // through RunTraces' coalesced `changed`.
@@ -13,6 +14,7 @@
 
 #include "views/analysis_names.h"
 
+class QLabel;
 class QTableView;
 
 namespace studio::views {
@@ -31,6 +33,8 @@ class ComparisonPanel : public QWidget {
 
   RunsTableModel* model() const { return m_model; }
   QTableView* table() const { return m_table; }
+  // "Reference answer: …" above the table.
+  QLabel* referenceLabel() const { return m_reference; }
   // nullptr for a name not in chartNames().
   FigureView* chart(const std::string& name) const;
   // The runs the charts draw now.
@@ -44,6 +48,7 @@ class ComparisonPanel : public QWidget {
   RunTraces* m_traces;
   RunsTableModel* m_model = nullptr;
   QTableView* m_table = nullptr;
+  QLabel* m_reference = nullptr;
   std::map<std::string, FigureView*> m_charts;
 };
 

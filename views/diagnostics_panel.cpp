@@ -6,6 +6,9 @@
 
 #include <algorithm>
 
+#include "views/run_traces.h"
+#include "views/studio_context.h"
+
 namespace studio::views {
 
 namespace {
@@ -27,37 +30,61 @@ std::string count(std::size_t n) {
 DiagnosticsPanel::DiagnosticsPanel(QWidget* parent) : ImGuiWidget(parent) {
   m_grid.setOnCellClicked(
       [this](HeadGridView::Cell cell) { emit headClicked(cell.first, cell.second); });
-  m_window.setOnExport([this] { emit queryKeyWindowExportRequested(); });
+}
+
+void DiagnosticsPanel::attach(StudioContext& context) {
+  m_context = &context;
+  connect(&context, &StudioContext::documentChanged, this,
+          [this] { setDocument(m_context->document()); });
+  connect(context.traces(), &RunTraces::changed, this, &DiagnosticsPanel::showHeadGrid);
+  connect(&context, &StudioContext::selectedRunChanged, this, &DiagnosticsPanel::showHeadGrid);
+  connect(this, &DiagnosticsPanel::headClicked, this, [this](int layer, int head) {
+    if (m_grid_run != 0) m_context->inspectHead(m_grid_run, layer, head);
+  });
+}
+
+void DiagnosticsPanel::showHeadGrid() {
+  if (!m_context) return;
+  const RunTrace* run = m_context->runToShow(
+      [](const RunTrace& r) { return makeRunFigure("head_mass", {&r}).isHeatmap(); });
+  if (run) showHeadGridOf(*run);
+}
+
+void DiagnosticsPanel::showHeadGridOf(const RunTrace& run) {
+  const Figure figure = makeRunFigure("head_mass", {&run});
+  HeadGrid grid;
+  grid.layers = figure.heatmap.rows;
+  grid.heads = figure.heatmap.columns;
+  grid.values = figure.heatmap.values;
+  grid.title = "Target mass per head (answer query after the prefill), " + run.label();
+  setHeadGrid(std::move(grid));
+  m_grid_run = run.id;
+}
+
+void DiagnosticsPanel::inspectHead(int layer, int head) {
+  const HeadGrid& shown = m_grid.grid();
+  if (layer < 0 || layer >= shown.layers || head < 0 || head >= shown.heads) {
+    emit headClicked(layer, head);  // not in the grid: the inspector says why there is nothing
+    return;
+  }
+  m_grid.select({layer, head});
+  requestFrame();
+}
+
+void DiagnosticsPanel::stepRun(int step) {
+  if (!m_context) return;
+  const std::vector<const RunTrace*> runs = m_context->traces()->all();
+  const auto shown = std::find_if(runs.begin(), runs.end(),
+                                  [this](const RunTrace* r) { return r->id == m_grid_run; });
+  if (shown == runs.end()) return;
+  const auto index = std::clamp<std::ptrdiff_t>(shown - runs.begin() + step, 0,
+                                                static_cast<std::ptrdiff_t>(runs.size()) - 1);
+  m_context->selectRun(runs[static_cast<std::size_t>(index)]->id);
 }
 
 void DiagnosticsPanel::setHeadGrid(HeadGrid grid) {
   m_grid.setGrid(std::move(grid));
   requestFrame();
-}
-
-void DiagnosticsPanel::setStrip(AttentionStrip strip) {
-  m_strip.setStrip(std::move(strip));
-  requestFrame();
-}
-
-void DiagnosticsPanel::clearStrip() {
-  m_strip.setStrip(AttentionStrip{});
-  m_window.clear();
-  requestFrame();
-}
-
-void DiagnosticsPanel::setQueryKeyWindow(AttentionWindowData window) {
-  m_window.setWindow(std::move(window));
-  requestFrame();
-}
-
-void DiagnosticsPanel::setQueryKeyWindowMessage(std::string message) {
-  m_window.setMessage(std::move(message));
-  requestFrame();
-}
-
-void DiagnosticsPanel::texturesReleased() {
-  m_window.forgetTexture();
 }
 
 void DiagnosticsPanel::clearHeadGrid() {
@@ -79,23 +106,26 @@ void DiagnosticsPanel::drawContents() {
                    ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus);
 
   const float line = ImGui::GetTextLineHeightWithSpacing();
-  // While a head is inspected the document takes one line, so the inspector has the room.
-  const bool inspecting = !m_strip.empty();
-  const float summary_height = inspecting ? line * 1.5f : line * 9.5f;
   const std::string title = m_grid.empty() || m_grid.grid().title.empty()
                                 ? "Target mass by layer × head"
                                 : m_grid.grid().title;
   ImGui::TextUnformatted(title.c_str());
+  if (const auto selected = m_grid.selectedCell()) {
+    ImGui::TextColored(ImVec4(0.95f, 0.35f, 0.3f, 1.f), "selected: layer %d · head %d",
+                       selected->first, selected->second);
+    ImGui::SameLine();
+    ImGui::TextDisabled("(arrows: other heads · Page Up / Down: other runs)");
+  } else if (!m_grid.empty()) {
+    ImGui::TextDisabled("Click a head to inspect it; arrows move between heads.");
+  }
   ImGui::Separator();
-  const ImVec2 room = ImGui::GetContentRegionAvail();
-  // Inspecting, the grid keeps a quarter of the room (at least four lines), the strip seven
-  // lines and the query × key window the rest.
-  const float available = room.y - summary_height;
-  const float strip_height = inspecting ? line * 7.f : 0.f;
-  const float grid_height =
-      inspecting ? std::max(line * 4.f, available * 0.25f) : std::max(line * 4.f, available);
-  const float window_height =
-      inspecting ? std::max(line * 8.f, available - grid_height - strip_height) : 0.f;
+  if (!m_grid.empty()) {
+    const auto pressed = [](ImGuiKey key) { return ImGui::IsKeyPressed(ImGui::GetKeyIndex(key)); };
+    if (pressed(ImGuiKey_PageUp)) stepRun(-1);
+    if (pressed(ImGuiKey_PageDown)) stepRun(1);
+  }
+  // The grid takes the room; the document is one line under it.
+  const float grid_height = std::max(line * 4.f, ImGui::GetContentRegionAvail().y - line * 1.6f);
   ImGui::BeginChild("##grid", ImVec2(0, grid_height), false, ImGuiWindowFlags_NoScrollbar);
   if (m_grid.empty()) {
     ImGui::Spacing();
@@ -109,45 +139,14 @@ void DiagnosticsPanel::drawContents() {
     m_grid.draw(ImGui::GetContentRegionAvail());
   }
   ImGui::EndChild();
-  if (!m_strip.empty()) {
-    ImGui::Separator();
-    ImGui::BeginChild("##strip", ImVec2(0, strip_height - line * 0.5f), false,
-                      ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
-    m_strip.draw(ImGui::GetContentRegionAvail());
-    ImGui::EndChild();
-  }
-  if (inspecting) {
-    ImGui::Separator();
-    ImGui::BeginChild("##window", ImVec2(0, window_height - line * 0.5f), false,
-                      ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
-    drawWindowRequests();
-    m_window.draw(ImGui::GetContentRegionAvail(),
-                  [this](const std::vector<std::uint32_t>& rgba, int width, int height) {
-                    return uploadTexture(0, rgba, width, height);
-                  });
-    ImGui::EndChild();
-  }
   drawDocumentSummary();
   ImGui::End();
 }
 
-void DiagnosticsPanel::drawWindowRequests() {
-  const AttentionStrip& shown = m_strip.strip();
-  ImGui::TextUnformatted("Query × key window of the strip's visible tokens:");
-  ImGui::SameLine();
-  const qint64 first = m_strip.firstVisible(), end = m_strip.endVisible();
-  if (ImGui::SmallButton("with the question's and answer's queries")) {
-    emit queryKeyWindowRequested(shown.layer, shown.head, first, end, false);
-  }
-  ImGui::SameLine();
-  if (ImGui::SmallButton("with their own queries")) {
-    emit queryKeyWindowRequested(shown.layer, shown.head, first, end, true);
-  }
-}
-
 void DiagnosticsPanel::drawDocumentSummary() {
   ImGui::Separator();
-  ImGui::TextUnformatted("Document");
+  ImGui::TextUnformatted("Document:");
+  ImGui::SameLine();
   if (!m_document) {
     ImGui::TextDisabled("none open");
     return;
@@ -155,19 +154,15 @@ void DiagnosticsPanel::drawDocumentSummary() {
   const QString path = QString::fromStdString(m_document->sourcePath());
   const std::string size =
       QLocale().formattedDataSize(static_cast<qint64>(m_document->sizeBytes())).toStdString();
-  if (!m_strip.empty()) {
-    ImGui::SameLine();
-    ImGui::TextDisabled("%s · %s · %s · %s lines", QFileInfo(path).fileName().toStdString().c_str(),
-                        document::documentKindName(m_document->kind()), size.c_str(),
-                        count(m_document->lineCount()).c_str());
-    return;
-  }
+  ImGui::TextDisabled("%s · %s · %s · %s lines", QFileInfo(path).fileName().toStdString().c_str(),
+                      document::documentKindName(m_document->kind()), size.c_str(),
+                      count(m_document->lineCount()).c_str());
+  if (!ImGui::IsItemHovered()) return;
+  // The details on hovering the line.
   const document::DocumentStats& stats = m_document->stats();
+  ImGui::BeginTooltip();
   if (ImGui::BeginTable("##document", 2, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
-    row("source", QFileInfo(path).fileName().toStdString());
-    row("kind", document::documentKindName(m_document->kind()));
-    row("size", size);
-    row("lines", count(m_document->lineCount()));
+    row("source", path.toStdString());
     if (m_document->kind() == document::DocumentKind::Repository) {
       row("files included", count(stats.files_included));
       row("skipped (binary / ignored / too large)", count(stats.binary_files_skipped) + " / " +
@@ -178,6 +173,7 @@ void DiagnosticsPanel::drawDocumentSummary() {
     row("invalid UTF-8 replaced", count(stats.invalid_utf8_replaced));
     ImGui::EndTable();
   }
+  ImGui::EndTooltip();
 }
 
 }  // namespace studio::views

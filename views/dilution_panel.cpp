@@ -2,7 +2,6 @@
 
 #include <QGridLayout>
 #include <QLabel>
-#include <QScrollArea>
 #include <QVBoxLayout>
 
 #include <set>
@@ -17,27 +16,23 @@ DilutionPanel::DilutionPanel(RunTraces* traces, QWidget* parent)
     : QWidget(parent), m_traces(traces) {
   m_summary = new QLabel(this);
   m_summary->setWordWrap(true);
-  // Two charts a row, so the panel fits beside the runs panel on a 1100-px screen; the five
-  // charts scroll rather than raise the window's minimum height.
-  auto* area = new QScrollArea(this);
-  area->setWidgetResizable(true);
-  area->setFrameShape(QFrame::NoFrame);
-  auto* content = new QWidget(area);
-  auto* charts = new QGridLayout(content);
-  charts->setContentsMargins(0, 0, 0, 0);
+  // Two charts a row, so the panel fits beside the runs panel on a 1100-px screen; a panel too
+  // small for them scrolls rather than shrinking them below readable.
+  auto* charts = new QWidget(this);
+  auto* grid = new QGridLayout(charts);
+  grid->setContentsMargins(0, 0, 0, 0);
   for (const char* name : {"dilution_mass", "dilution_best_key", "dilution_margin", "dilution_gap",
                            "accuracy"}) {
-    auto* chart = new FigureView(content);
+    auto* chart = new FigureView(charts);
     chart->setObjectName(QString::fromLatin1(name));
     const int index = static_cast<int>(m_charts.size());
-    charts->addWidget(chart, index / 2, index % 2);
+    grid->addWidget(chart, index / 2, index % 2);
     m_charts.emplace_back(name, chart);
   }
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addWidget(m_summary);
-  area->setWidget(content);
-  layout->addWidget(area, 1);
+  layout->addWidget(scrollingCharts(charts, this), 1);
   connect(m_traces, &RunTraces::changed, this, &DilutionPanel::refresh);
   refresh();
 }

@@ -70,7 +70,7 @@ FastWeightPanel::FastWeightPanel(StudioContext& context, QWidget* parent)
   m_summary->setWordWrap(true);
   layout->addWidget(m_summary);
   m_chart = new FigureView(this);
-  layout->addWidget(m_chart, 1);
+  layout->addWidget(scrollingCharts(m_chart, this), 1);
   connect(m_layer, &QComboBox::currentIndexChanged, this, [this] { refresh(); });
   connect(m_compare, &QComboBox::currentIndexChanged, this, [this] { refresh(); });
   connect(context.traces(), &RunTraces::changed, this, &FastWeightPanel::refresh);

@@ -9,8 +9,9 @@
 #include <limits>
 #include <vector>
 
-#include "views/color_scale.h"
 #include "views/analysis_names.h"
+#include "views/axis_ticks.h"
+#include "views/color_scale.h"
 
 namespace studio::views {
 
@@ -35,56 +36,23 @@ bool drawable(double x, double y, const Figure& f) {
   return std::isfinite(x) && std::isfinite(y) && (!f.log_x || x > 0) && (!f.log_y || y > 0);
 }
 
-// Widens a degenerate range and pads a linear one by 5 % so points do not sit on the frame.
 Range padded(Range r, bool log) {
-  if (!r.valid()) return {0, 1};
-  if (r.hi - r.lo < 1e-12) {
-    const double pad = log ? 0.5 : std::max(std::abs(r.lo) * 0.1, 0.5);
-    return {r.lo - pad, r.hi + pad};
-  }
-  if (log) return r;
-  const double pad = (r.hi - r.lo) * 0.05;
-  return {r.lo - pad, r.hi + pad};
+  const AxisRange padded = r.valid() ? paddedAxisRange(r.lo, r.hi, log) : AxisRange{0, 1};
+  return {padded.lo, padded.hi};
 }
 
-// Round tick values (1, 2, 5 × 10^k) covering the range, about `target` of them.
-std::vector<double> linearTicks(Range r, int target) {
-  const double raw = (r.hi - r.lo) / std::max(1, target);
-  const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
-  double step = magnitude;
-  for (double m : {1.0, 2.0, 5.0, 10.0}) {
-    step = m * magnitude;
-    if (step >= raw) break;
-  }
-  std::vector<double> ticks;
-  for (double t = std::ceil(r.lo / step) * step; t <= r.hi + step * 1e-9; t += step) {
-    ticks.push_back(std::abs(t) < step * 1e-9 ? 0.0 : t);
+// The most ticks (up to `most`) whose labels, `extent` apart from each other along an axis
+// `length` long, do not crowd: `extent` gives a label's width (x) or height (y).
+template <typename Extent>
+std::vector<AxisTick> fittingTicks(Range r, bool log, double length, int most, Extent extent) {
+  std::vector<AxisTick> ticks;
+  for (int target = most; target >= 1; --target) {
+    ticks = axisTicks({r.lo, r.hi}, log, target);
+    double widest = 0;
+    for (const AxisTick& t : ticks) widest = std::max(widest, extent(t.label));
+    if (static_cast<double>(ticks.size()) * (widest + 8) <= length) break;
   }
   return ticks;
-}
-
-// Ticks at whole powers of ten (in axis space: integers); every other one when they crowd.
-std::vector<double> logTicks(Range r) {
-  std::vector<double> ticks;
-  const int first = static_cast<int>(std::ceil(r.lo - 1e-9));
-  const int last = static_cast<int>(std::floor(r.hi + 1e-9));
-  const int stride = (last - first) > 8 ? 2 : 1;
-  for (int e = first; e <= last; e += stride) ticks.push_back(e);
-  if (ticks.empty()) return linearTicks(r, 4);  // under a decade: fractional exponents
-  return ticks;
-}
-
-QString tickLabel(double axis_value, bool log) {
-  if (log) {
-    const double v = std::pow(10.0, axis_value);
-    if (std::abs(axis_value - std::round(axis_value)) < 1e-9) {
-      const int e = static_cast<int>(std::round(axis_value));
-      if (e >= 0 && e <= 5) return QString::number(static_cast<qint64>(std::llround(v)));
-      return QStringLiteral("1e%1").arg(e);
-    }
-    return QString::number(v, 'g', 2);
-  }
-  return QString::number(axis_value, 'g', 4);
 }
 
 QFont figureFont(double pixel_size, bool bold = false) {
@@ -99,10 +67,102 @@ struct Fonts {
   QFont title, label, tick, caption;
 };
 
+// Text never gets smaller than this to fit (logical pixels).
+constexpr double kSmallestTextPx = 9;
+// Charts lower than this leave their caption to the tooltip.
+constexpr double kCaptionMinHeight = 240;
+
 Fonts fontsFor(const QRectF& rect) {
   const double base = std::max(11.0, std::min(rect.height() / 34.0, rect.width() / 50.0));
   return {figureFont(base * 1.2, true), figureFont(base), figureFont(base * 0.9),
           figureFont(base * 0.85)};
+}
+
+// Words of `text` on at most `max_lines` lines of at most `length` pixels; the last line elided
+// when they do not all fit.
+QStringList wrapped(const QString& text, const QFontMetricsF& metrics, double length,
+                    int max_lines) {
+  QStringList lines;
+  QString line;
+  for (const QString& word : text.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+    const QString candidate = line.isEmpty() ? word : line + QLatin1Char(' ') + word;
+    if (line.isEmpty() || metrics.horizontalAdvance(candidate) <= length ||
+        lines.size() + 1 == max_lines) {
+      line = candidate;
+      continue;
+    }
+    lines << line;
+    line = word;
+  }
+  lines << line;
+  for (QString& each : lines) each = metrics.elidedText(each, Qt::ElideRight, length);
+  return lines;
+}
+
+// A text fitted into `length` pixels: on one line at the largest size from `font` down to
+// kSmallestTextPx, else on up to `max_lines` lines the same way, else elided at the smallest.
+struct FittedText {
+  QFont font;
+  QStringList lines;
+  double line_height = 0;
+  double height() const { return line_height * lines.size(); }
+  double width() const {
+    const QFontMetricsF metrics(font);
+    double widest = 0;
+    for (const QString& line : lines) widest = std::max(widest, metrics.horizontalAdvance(line));
+    return widest;
+  }
+};
+
+FittedText fitText(const QString& text, double length, const QFont& font, int max_lines) {
+  const double largest = font.pixelSize();
+  const auto at = [&](double px, int lines) {
+    QFont sized = font;
+    sized.setPixelSize(static_cast<int>(std::round(px)));
+    const QFontMetricsF metrics(sized);
+    return FittedText{sized, wrapped(text, metrics, std::max(1.0, length), lines),
+                      metrics.height()};
+  };
+  for (int lines = 1; lines <= max_lines; ++lines) {
+    for (double px = largest; px >= std::min(largest, kSmallestTextPx); px -= 1) {
+      FittedText fitted = at(px, lines);
+      if (fitted.lines.join(QLatin1Char(' ')) == text.simplified()) return fitted;
+    }
+  }
+  return at(std::min(largest, kSmallestTextPx), max_lines);
+}
+
+// Draws `fitted` centred in `box` (each line centred), records it, and returns where it went.
+void drawFitted(QPainter& p, const QRectF& box, const FittedText& fitted, int alignment) {
+  p.save();
+  p.setFont(fitted.font);
+  const double top = box.center().y() - fitted.height() / 2;
+  for (int i = 0; i < fitted.lines.size(); ++i) {
+    p.drawText(QRectF(box.left(), top + i * fitted.line_height, box.width(), fitted.line_height),
+               alignment | Qt::AlignVCenter, fitted.lines[i]);
+  }
+  p.restore();
+}
+
+void record(FigurePlotArea& placed, FigureText::Role role, const FittedText& fitted,
+            const QString& full, const QRectF& bounds) {
+  placed.texts.push_back({role, fitted.lines.join(QLatin1Char('\n')), full.simplified(), bounds});
+}
+
+// An axis title along a vertical edge, read bottom to top (`clockwise` reads top to bottom),
+// centred on `center`; records its unrotated bounds.
+void drawVerticalTitle(QPainter& p, QPointF center, const FittedText& fitted, bool clockwise,
+                       FigurePlotArea& placed, const QString& full) {
+  const double length = fitted.width();
+  p.save();
+  p.translate(center);
+  p.rotate(clockwise ? 90 : -90);
+  drawFitted(p, QRectF(-length / 2, -fitted.height() / 2, length, fitted.height()), fitted,
+             Qt::AlignHCenter);
+  p.restore();
+  record(
+      placed, FigureText::Role::AxisTitle, fitted, full,
+      QRectF(center.x() - fitted.height() / 2, center.y() - length / 2, fitted.height(), length));
 }
 
 void drawSeries(QPainter& p, const Figure& f, const QRectF& plot, Range xr, Range yr,
@@ -156,45 +216,102 @@ void drawSeries(QPainter& p, const Figure& f, const QRectF& plot, Range xr, Rang
   p.restore();
 }
 
-void drawLegend(QPainter& p, const Figure& f, const QRectF& plot, const Fonts& fonts) {
+// Where the legend goes: beside the plot when it takes at most a third of the width, else in
+// rows above it; either way outside the data.
+struct LegendLayout {
+  bool beside = false;
+  QSizeF size;
+  std::vector<QPointF> entries;  // each entry's top-left, relative to the legend's
+  std::vector<QString> names;    // elided where the room is short
+  double line = 0, swatch = 0;
+};
+
+LegendLayout layoutLegend(const Figure& f, const QRectF& area, const Fonts& fonts) {
+  LegendLayout legend;
+  if (f.series.empty()) return legend;
+  const QFontMetricsF metrics(fonts.tick);
+  legend.line = metrics.height() * 1.2;
+  legend.swatch = metrics.height() * 1.6;
+  double widest = 0;
+  for (const FigureSeries& s : f.series) {
+    widest = std::max(widest, metrics.horizontalAdvance(QString::fromStdString(s.name)));
+  }
+  const auto beside = [&](double column) {
+    legend.beside = true;
+    for (std::size_t i = 0; i < f.series.size(); ++i) {
+      legend.entries.emplace_back(0, 3 + legend.line * static_cast<double>(i));
+      legend.names.push_back(metrics.elidedText(QString::fromStdString(f.series[i].name),
+                                                Qt::ElideRight, column - legend.swatch - 20));
+    }
+    legend.size = QSizeF(column, legend.line * static_cast<double>(f.series.size()) + 6);
+    return legend;
+  };
+  const double column = legend.swatch + 12 + widest + 8;
+  if (column <= area.width() / 3) return beside(column);
+  double x = 0, y = 0;
+  for (const FigureSeries& s : f.series) {
+    const QString name = metrics.elidedText(QString::fromStdString(s.name), Qt::ElideRight,
+                                            area.width() - legend.swatch - 24);
+    const double width = legend.swatch + 12 + metrics.horizontalAdvance(name) + 14;
+    if (x > 0 && x + width > area.width()) {
+      x = 0;
+      y += legend.line;
+    }
+    legend.entries.emplace_back(x, y);
+    legend.names.push_back(name);
+    x += width;
+  }
+  legend.size = QSizeF(area.width(), y + legend.line);
+  // Rows that would take the plot's height go beside it instead, their names shortened.
+  if (legend.size.height() > area.height() * 0.3) {
+    legend = LegendLayout{false, {}, {}, {}, legend.line, legend.swatch};
+    return beside(std::min(column, area.width() * 0.4));
+  }
+  return legend;
+}
+
+void drawLegend(QPainter& p, const Figure& f, const LegendLayout& legend, QPointF at,
+                const Fonts& fonts, FigurePlotArea& placed) {
   if (f.series.empty()) return;
   p.setFont(fonts.tick);
-  const QFontMetricsF metrics(fonts.tick);
-  const double line = metrics.height() * 1.2;
-  const double swatch = metrics.height() * 1.6;
-  double width = 0;
-  for (const FigureSeries& s : f.series) {
-    width = std::max(width, metrics.horizontalAdvance(QString::fromStdString(s.name)));
+  const QRectF box(at, legend.size);
+  if (legend.beside) {
+    p.setPen(QPen(QColor(180, 180, 180), 1));
+    p.setBrush(QColor(255, 255, 255));
+    p.drawRect(box);
   }
-  const QRectF box(plot.right() - width - swatch - 18, plot.top() + 6, width + swatch + 12,
-                   line * f.series.size() + 6);
-  p.setPen(QPen(QColor(180, 180, 180), 1));
-  p.setBrush(QColor(255, 255, 255, 230));
-  p.drawRect(box);
   for (std::size_t s = 0; s < f.series.size(); ++s) {
     const FigureSeries& series = f.series[s];
     const QColor color =
         figureColor(series.color_index >= 0 ? series.color_index : static_cast<int>(s));
-    const double y = box.top() + 3 + line * (s + 0.5);
+    const QPointF entry = at + legend.entries[s];
+    const double y = entry.y() + legend.line / 2;
+    const double x = entry.x() + 4;
     QPen pen(color, 2);
     if (series.style == FigureSeries::Style::Dashed) pen.setStyle(Qt::DashLine);
     p.setPen(pen);
     if (series.style != FigureSeries::Style::Points) {
-      p.drawLine(QPointF(box.left() + 4, y), QPointF(box.left() + 4 + swatch, y));
+      p.drawLine(QPointF(x, y), QPointF(x + legend.swatch, y));
     }
     if (series.style == FigureSeries::Style::Points ||
         series.style == FigureSeries::Style::LineWithPoints) {
       p.setBrush(color);
       p.setPen(Qt::NoPen);
-      p.drawEllipse(QPointF(box.left() + 4 + swatch / 2, y), 3, 3);
+      p.drawEllipse(QPointF(x + legend.swatch / 2, y), 3, 3);
     }
     p.setPen(Qt::black);
-    p.drawText(QRectF(box.left() + 8 + swatch, y - line / 2, width + 4, line),
-               Qt::AlignLeft | Qt::AlignVCenter, QString::fromStdString(series.name));
+    const QRectF text(x + legend.swatch + 6, y - legend.line / 2,
+                      QFontMetricsF(fonts.tick).horizontalAdvance(legend.names[s]) + 2,
+                      legend.line);
+    p.drawText(text, Qt::AlignLeft | Qt::AlignVCenter, legend.names[s]);
+    placed.texts.push_back(
+        {FigureText::Role::Legend, legend.names[s], QString::fromStdString(series.name), text});
   }
+  placed.legend = box;
 }
 
 FigurePlotArea drawLinePlot(QPainter& p, const Figure& f, const QRectF& area, const Fonts& fonts) {
+  FigurePlotArea placed;
   Range xr, yr;
   for (const FigureSeries& s : f.series) {
     for (std::size_t i = 0; i < s.xs.size() && i < s.ys.size(); ++i) {
@@ -205,61 +322,84 @@ FigurePlotArea drawLinePlot(QPainter& p, const Figure& f, const QRectF& area, co
   }
   xr = padded(xr, f.log_x);
   yr = padded(yr, f.log_y);
-  const std::vector<double> xt = f.log_x ? logTicks(xr) : linearTicks(xr, 6);
-  const std::vector<double> yt = f.log_y ? logTicks(yr) : linearTicks(yr, 5);
 
   const QFontMetricsF tick_metrics(fonts.tick);
-  const QFontMetricsF label_metrics(fonts.label);
+  const LegendLayout legend = layoutLegend(f, area, fonts);
+  const double legend_right = legend.beside ? legend.size.width() + 10 : 0;
+  const double legend_top = legend.beside || f.series.empty() ? 0 : legend.size.height() + 6;
+  const QString x_title = QString::fromStdString(f.x_label);
+  const QString y_title = QString::fromStdString(f.y_label);
+  // The margins hold the titles and the ticks, which fit the plot the margins leave: two rounds
+  // settle them.
+  QRectF plot = area.adjusted(tick_metrics.height() * 5, 8 + legend_top, -12 - legend_right,
+                              -tick_metrics.height() * 3);
+  std::vector<AxisTick> xt, yt;
+  FittedText x_fit, y_fit;
   double tick_width = 0;
-  for (double t : yt) {
-    tick_width = std::max(tick_width, tick_metrics.horizontalAdvance(tickLabel(t, f.log_y)));
+  for (int round = 0; round < 2; ++round) {
+    yt = fittingTicks(yr, f.log_y, plot.height(), 6,
+                      [&](const QString&) { return tick_metrics.height() * 0.6; });
+    xt = fittingTicks(xr, f.log_x, plot.width(), 8,
+                      [&](const QString& label) { return tick_metrics.horizontalAdvance(label); });
+    tick_width = 0;
+    for (const AxisTick& t : yt) {
+      tick_width = std::max(tick_width, tick_metrics.horizontalAdvance(t.label));
+    }
+    y_fit = fitText(y_title, plot.height(), fonts.label, 3);
+    x_fit = fitText(x_title, plot.width(), fonts.label, 2);
+    const double left = y_fit.height() + 4 + tick_width + 10;
+    const double bottom = 5 + tick_metrics.height() + 4 + x_fit.height() + 2;
+    // The last x tick's label is centred on the plot's edge: room for its half.
+    const double overhang = xt.empty() ? 0 : tick_metrics.horizontalAdvance(xt.back().label) / 2;
+    plot =
+        area.adjusted(left, 8 + legend_top, -std::max(12.0, overhang + 2) - legend_right, -bottom);
   }
-  const double left = label_metrics.height() * 1.6 + tick_width + 10;
-  const double bottom = tick_metrics.height() + label_metrics.height() * 1.6 + 8;
-  const QRectF plot = area.adjusted(left, 8, -12, -bottom);
-  if (plot.width() < 20 || plot.height() < 20) return {};
+  if (plot.width() < 20 || plot.height() < 20) return placed;
 
   // Grid and ticks.
   p.setFont(fonts.tick);
-  for (double t : xt) {
-    const double x = plot.left() + (t - xr.lo) / (xr.hi - xr.lo) * plot.width();
+  for (const AxisTick& t : xt) {
+    const double x = plot.left() + (t.at - xr.lo) / (xr.hi - xr.lo) * plot.width();
     p.setPen(QPen(QColor(232, 232, 232), 1));
     p.drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()));
     p.setPen(Qt::black);
     p.drawLine(QPointF(x, plot.bottom()), QPointF(x, plot.bottom() + 4));
-    p.drawText(QRectF(x - 60, plot.bottom() + 5, 120, tick_metrics.height()), Qt::AlignHCenter,
-               tickLabel(t, f.log_x));
+    const double w = tick_metrics.horizontalAdvance(t.label) + 2;
+    const QRectF box(x - w / 2, plot.bottom() + 5, w, tick_metrics.height());
+    p.drawText(box, Qt::AlignHCenter, t.label);
+    placed.texts.push_back({FigureText::Role::Tick, t.label, t.label, box});
   }
-  for (double t : yt) {
-    const double y = plot.bottom() - (t - yr.lo) / (yr.hi - yr.lo) * plot.height();
+  for (const AxisTick& t : yt) {
+    const double y = plot.bottom() - (t.at - yr.lo) / (yr.hi - yr.lo) * plot.height();
     p.setPen(QPen(QColor(232, 232, 232), 1));
     p.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y));
     p.setPen(Qt::black);
     p.drawLine(QPointF(plot.left() - 4, y), QPointF(plot.left(), y));
-    p.drawText(QRectF(plot.left() - 6 - tick_width, y - tick_metrics.height() / 2, tick_width,
-                      tick_metrics.height()),
-               Qt::AlignRight | Qt::AlignVCenter, tickLabel(t, f.log_y));
+    const QRectF box(plot.left() - 6 - tick_width, y - tick_metrics.height() / 2, tick_width,
+                     tick_metrics.height());
+    p.drawText(box, Qt::AlignRight | Qt::AlignVCenter, t.label);
+    placed.texts.push_back({FigureText::Role::Tick, t.label, t.label, box});
   }
   p.setPen(QPen(Qt::black, 1.2));
   p.setBrush(Qt::NoBrush);
   p.drawRect(plot);
 
-  // Axis labels: x centred under the ticks, y rotated along the left edge.
-  p.setFont(fonts.label);
-  p.drawText(QRectF(plot.left(), plot.bottom() + tick_metrics.height() + 8, plot.width(),
-                    label_metrics.height() * 1.4),
-             Qt::AlignHCenter | Qt::AlignVCenter, QString::fromStdString(f.x_label));
-  p.save();
-  p.translate(area.left() + label_metrics.height() * 0.8, plot.center().y());
-  p.rotate(-90);
-  p.drawText(QRectF(-plot.height() / 2, -label_metrics.height() * 0.7, plot.height(),
-                    label_metrics.height() * 1.4),
-             Qt::AlignCenter, QString::fromStdString(f.y_label));
-  p.restore();
+  // Axis titles: x centred under the ticks, y along the left edge, read upwards.
+  p.setPen(Qt::black);
+  const QRectF x_box(plot.left(), plot.bottom() + 5 + tick_metrics.height() + 4, plot.width(),
+                     x_fit.height());
+  drawFitted(p, x_box, x_fit, Qt::AlignHCenter);
+  record(
+      placed, FigureText::Role::AxisTitle, x_fit, x_title,
+      QRectF(x_box.center().x() - x_fit.width() / 2, x_box.top(), x_fit.width(), x_fit.height()));
+  drawVerticalTitle(p, QPointF(area.left() + y_fit.height() / 2, plot.center().y()), y_fit, false,
+                    placed, y_title);
 
   drawSeries(p, f, plot, xr, yr, std::max(2.5, tick_metrics.height() / 5));
-  drawLegend(p, f, plot, fonts);
-  FigurePlotArea placed;
+  drawLegend(
+      p, f, legend,
+      legend.beside ? QPointF(plot.right() + 10, plot.top()) : QPointF(area.left(), area.top()),
+      fonts, placed);
   placed.plot = plot;
   placed.x_lo = xr.lo;
   placed.x_hi = xr.hi;
@@ -267,7 +407,15 @@ FigurePlotArea drawLinePlot(QPainter& p, const Figure& f, const QRectF& area, co
   return placed;
 }
 
-void drawHeatmap(QPainter& p, const Figure& f, const QRectF& area, const Fonts& fonts) {
+// Every `stride`-th of `count` labels, `extent` apart along `length` pixels, without crowding.
+int labelStride(int count, double extent, double length) {
+  int stride = 1;
+  while (stride < count && (count / stride) * (extent + 8) > length) ++stride;
+  return stride;
+}
+
+void drawHeatmap(QPainter& p, const Figure& f, const QRectF& area, const Fonts& fonts,
+                 FigurePlotArea& placed) {
   const FigureHeatmap& h = f.heatmap;
   Range range;
   for (float v : h.values) {
@@ -284,15 +432,43 @@ void drawHeatmap(QPainter& p, const Figure& f, const QRectF& area, const Fonts& 
     return h.diverging ? (std::isnan(t) ? QColor(128, 128, 128) : divergingColor(2 * t - 1))
                        : ColorScale::viridis().at(t);
   };
+  const auto row_label = [&](int r) {
+    return QString::number(h.row_origin + r * h.row_step, 'f', 0);
+  };
+  const auto column_label = [&](int c) {
+    return QString::number(h.column_origin + c * h.column_step, 'f', 0);
+  };
+  std::vector<double> bar_values;
+  for (double t : {0.0, 0.25, 0.5, 0.75, 1.0}) {
+    const double value = range.lo + t * (range.hi - range.lo);
+    bar_values.push_back(h.log_scale ? std::pow(10.0, value) : value);
+  }
+  const std::vector<QString> bar_labels = tickLabels(bar_values);
 
   const QFontMetricsF tick_metrics(fonts.tick);
-  const QFontMetricsF label_metrics(fonts.label);
-  const double left = label_metrics.height() * 1.6 + tick_metrics.horizontalAdvance("0000") + 8;
-  const double bottom = tick_metrics.height() + label_metrics.height() * 1.6 + 8;
+  double row_width = 0, bar_label_width = 0;
+  for (int r : {0, h.rows - 1})
+    row_width = std::max(row_width, tick_metrics.horizontalAdvance(row_label(r)));
+  for (const QString& label : bar_labels) {
+    bar_label_width = std::max(bar_label_width, tick_metrics.horizontalAdvance(label));
+  }
+  const QString row_title = QString::fromStdString(h.row_label);
+  const QString column_title = QString::fromStdString(h.column_label);
+  const QString value_title =
+      QString::fromStdString(h.value_label + (h.log_scale ? " (log scale)" : ""));
   const double bar_width = tick_metrics.height() * 1.2;
-  const double right =
-      bar_width + tick_metrics.horizontalAdvance("0.0000") + label_metrics.height() * 1.8 + 24;
-  const QRectF plot = area.adjusted(left, 8, -right, -bottom);
+  QRectF plot = area.adjusted(tick_metrics.height() * 5, 8, -tick_metrics.height() * 8,
+                              -tick_metrics.height() * 3);
+  FittedText row_fit, column_fit, value_fit;
+  for (int round = 0; round < 2; ++round) {
+    row_fit = fitText(row_title, plot.height(), fonts.label, 3);
+    value_fit = fitText(value_title, plot.height(), fonts.label, 3);
+    column_fit = fitText(column_title, plot.width(), fonts.label, 2);
+    const double left = row_fit.height() + 4 + row_width + 10;
+    const double bottom = 4 + tick_metrics.height() + 4 + column_fit.height() + 2;
+    const double right = 14 + bar_width + 5 + bar_label_width + 6 + value_fit.height() + 2;
+    plot = area.adjusted(left, 8, -right, -bottom);
+  }
   if (plot.width() < 20 || plot.height() < 20) return;
   const double cw = plot.width() / h.columns, ch = plot.height() / h.rows;
   p.setPen(Qt::NoPen);
@@ -311,34 +487,37 @@ void drawHeatmap(QPainter& p, const Figure& f, const QRectF& area, const Fonts& 
   p.setBrush(Qt::NoBrush);
   p.drawRect(plot);
 
-  // Ticks: at most ~12 per axis.
+  // Ticks, as many as fit without crowding.
   p.setFont(fonts.tick);
-  const int cstride = std::max(1, h.columns / 12), rstride = std::max(1, h.rows / 12);
+  const int cstride = labelStride(
+      h.columns, tick_metrics.horizontalAdvance(column_label(h.columns - 1)), plot.width());
+  const int rstride = labelStride(h.rows, tick_metrics.height() * 0.6, plot.height());
   for (int c = 0; c < h.columns; c += cstride) {
-    const double x = plot.left() + (c + 0.5) * cw;
-    p.drawText(QRectF(x - 30, plot.bottom() + 4, 60, tick_metrics.height()), Qt::AlignHCenter,
-               QString::number(h.column_origin + c * h.column_step, 'f', 0));
+    const QString label = column_label(c);
+    const double w = tick_metrics.horizontalAdvance(label) + 2;
+    const QRectF box(plot.left() + (c + 0.5) * cw - w / 2, plot.bottom() + 4, w,
+                     tick_metrics.height());
+    p.drawText(box, Qt::AlignHCenter, label);
+    placed.texts.push_back({FigureText::Role::Tick, label, label, box});
   }
   for (int r = 0; r < h.rows; r += rstride) {
-    const double y = plot.top() + (r + 0.5) * ch;
-    p.drawText(
-        QRectF(plot.left() - 60 - 6, y - tick_metrics.height() / 2, 60, tick_metrics.height()),
-        Qt::AlignRight | Qt::AlignVCenter,
-        QString::number(h.row_origin + r * h.row_step, 'f', 0));
+    const QString label = row_label(r);
+    const QRectF box(plot.left() - 6 - row_width,
+                     plot.top() + (r + 0.5) * ch - tick_metrics.height() / 2, row_width,
+                     tick_metrics.height());
+    p.drawText(box, Qt::AlignRight | Qt::AlignVCenter, label);
+    placed.texts.push_back({FigureText::Role::Tick, label, label, box});
   }
-  p.setFont(fonts.label);
-  p.drawText(QRectF(plot.left(), plot.bottom() + tick_metrics.height() + 6, plot.width(),
-                    label_metrics.height() * 1.4),
-             Qt::AlignCenter, QString::fromStdString(h.column_label));
-  p.save();
-  p.translate(area.left() + label_metrics.height() * 0.8, plot.center().y());
-  p.rotate(-90);
-  p.drawText(QRectF(-plot.height() / 2, -label_metrics.height() * 0.7, plot.height(),
-                    label_metrics.height() * 1.4),
-             Qt::AlignCenter, QString::fromStdString(h.row_label));
-  p.restore();
+  const QRectF column_box(plot.left(), plot.bottom() + 4 + tick_metrics.height() + 4, plot.width(),
+                          column_fit.height());
+  drawFitted(p, column_box, column_fit, Qt::AlignHCenter);
+  record(placed, FigureText::Role::AxisTitle, column_fit, column_title,
+         QRectF(column_box.center().x() - column_fit.width() / 2, column_box.top(),
+                column_fit.width(), column_fit.height()));
+  drawVerticalTitle(p, QPointF(area.left() + row_fit.height() / 2, plot.center().y()), row_fit,
+                    false, placed, row_title);
 
-  // Colour bar with its range and label.
+  // Colour bar with its values and label.
   const QRectF bar(plot.right() + 14, plot.top(), bar_width, plot.height());
   const int steps = 64;
   p.setPen(Qt::NoPen);
@@ -351,24 +530,17 @@ void drawHeatmap(QPainter& p, const Figure& f, const QRectF& area, const Fonts& 
   p.setBrush(Qt::NoBrush);
   p.drawRect(bar);
   p.setFont(fonts.tick);
-  for (double t : {0.0, 0.5, 1.0}) {
-    const double y = bar.bottom() - t * bar.height();
-    const double value = range.lo + t * (range.hi - range.lo);
+  const int bar_stride = bar.height() >= tick_metrics.height() * 6 ? 1 : 2;
+  for (std::size_t i = 0; i < bar_labels.size(); i += bar_stride) {
+    const double y = bar.bottom() - 0.25 * static_cast<double>(i) * bar.height();
     p.drawLine(QPointF(bar.right(), y), QPointF(bar.right() + 3, y));
-    p.drawText(QRectF(bar.right() + 5, y - tick_metrics.height() / 2, 80, tick_metrics.height()),
-               Qt::AlignLeft | Qt::AlignVCenter,
-               h.log_scale ? QString::number(std::pow(10.0, value), 'g', 3)
-                           : QString::number(value, 'g', 3));
+    const QRectF box(bar.right() + 5, y - tick_metrics.height() / 2, bar_label_width + 2,
+                     tick_metrics.height());
+    p.drawText(box, Qt::AlignLeft | Qt::AlignVCenter, bar_labels[i]);
+    placed.texts.push_back({FigureText::Role::Tick, bar_labels[i], bar_labels[i], box});
   }
-  p.save();
-  p.setFont(fonts.label);
-  p.translate(area.right() - label_metrics.height() * 0.8, plot.center().y());
-  p.rotate(90);
-  p.drawText(QRectF(-plot.height() / 2, -label_metrics.height() * 0.7, plot.height(),
-                    label_metrics.height() * 1.4),
-             Qt::AlignCenter,
-             QString::fromStdString(h.value_label + (h.log_scale ? " (log scale)" : "")));
-  p.restore();
+  drawVerticalTitle(p, QPointF(area.right() - value_fit.height() / 2, plot.center().y()), value_fit,
+                    true, placed, value_title);
 }
 
 }  // namespace
@@ -392,40 +564,44 @@ FigurePlotArea paintFigure(QPainter& p, const QRectF& rect, const Figure& f) {
   p.setRenderHint(QPainter::TextAntialiasing);
   p.fillRect(rect, Qt::white);
   const Fonts fonts = fontsFor(rect);
-  const QFontMetricsF title_metrics(fonts.title);
-  const QFontMetricsF caption_metrics(fonts.caption);
-  const double pad = std::max(8.0, rect.height() / 60);
+  const double pad = std::max(6.0, rect.height() / 60);
+  FigurePlotArea placed;
 
   p.setPen(Qt::black);
-  p.setFont(fonts.title);
+  const QString title_text = QString::fromStdString(f.title);
+  const FittedText title_fit = fitText(title_text, rect.width() - 2 * pad, fonts.title, 1);
   const QRectF title(rect.left() + pad, rect.top() + pad, rect.width() - 2 * pad,
-                     title_metrics.height() * 1.3);
-  p.drawText(
-      title, Qt::AlignHCenter | Qt::AlignVCenter,
-      title_metrics.elidedText(QString::fromStdString(f.title), Qt::ElideRight, title.width()));
+                     title_fit.height() * 1.15);
+  drawFitted(p, title, title_fit, Qt::AlignHCenter);
+  record(placed, FigureText::Role::Title, title_fit, title_text, title);
+  // The caption (the runs' parameters) wraps onto two lines, the rest is in the view's tooltip;
+  // a small chart leaves it all to the tooltip, so the plot keeps its room.
   double caption_height = 0;
-  if (!f.caption.empty()) {
-    caption_height = caption_metrics.height() * 1.4;
-    p.setFont(fonts.caption);
-    p.setPen(QColor(70, 70, 70));
+  if (!f.caption.empty() && rect.height() >= kCaptionMinHeight) {
+    const QString caption_text = QString::fromStdString(f.caption);
+    const QFontMetricsF metrics(fonts.caption);
+    const FittedText caption_fit{
+        fonts.caption, wrapped(caption_text, metrics, rect.width() - 2 * pad, 2), metrics.height()};
+    caption_height = caption_fit.height();
     const QRectF caption(rect.left() + pad, rect.bottom() - pad - caption_height,
                          rect.width() - 2 * pad, caption_height);
-    p.drawText(caption, Qt::AlignLeft | Qt::AlignVCenter,
-               caption_metrics.elidedText(QString::fromStdString(f.caption), Qt::ElideRight,
-                                          caption.width()));
+    p.setPen(QColor(70, 70, 70));
+    drawFitted(p, caption, caption_fit, Qt::AlignLeft);
+    record(placed, FigureText::Role::Caption, caption_fit, caption_text, caption);
     p.setPen(Qt::black);
   }
   const QRectF area(rect.left() + pad, title.bottom() + pad / 2, rect.width() - 2 * pad,
                     rect.height() - title.height() - caption_height - 2.5 * pad);
-  FigurePlotArea placed;
   if (!f.hasData()) {
     p.setFont(fonts.label);
     p.setPen(QColor(110, 110, 110));
     p.drawText(area, Qt::AlignCenter | Qt::TextWordWrap, QString::fromStdString(f.empty_text));
   } else if (f.isHeatmap()) {
-    drawHeatmap(p, f, area, fonts);
+    drawHeatmap(p, f, area, fonts, placed);
   } else {
-    placed = drawLinePlot(p, f, area, fonts);
+    FigurePlotArea plotted = drawLinePlot(p, f, area, fonts);
+    plotted.texts.insert(plotted.texts.begin(), placed.texts.begin(), placed.texts.end());
+    placed = std::move(plotted);
   }
   p.restore();
   return placed;

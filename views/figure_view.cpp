@@ -6,6 +6,8 @@
 #include <QMenu>
 #include <QMessageBox>
 #include <QPainter>
+#include <QScreen>
+#include <QScrollArea>
 
 #include "core/common/error.h"
 #include "views/figure_export.h"
@@ -20,8 +22,31 @@ FigureView::FigureView(QWidget* parent) : QWidget(parent) {
 
 void FigureView::setFigure(Figure figure) {
   m_figure = std::move(figure);
-  setToolTip(QString::fromStdString(m_figure.caption));
+  setToolTip(m_figure.caption.empty()
+                 ? tr("Double-click to open large")
+                 : QString::fromStdString(m_figure.caption) + tr("\n\nDouble-click to open large"));
   update();
+}
+
+FigureView* FigureView::openLarge() {
+  auto* large = new FigureView();
+  large->setAttribute(Qt::WA_DeleteOnClose);
+  large->setWindowTitle(QString::fromStdString(m_figure.title));
+  large->setFigure(m_figure);
+  const QScreen* screen = this->screen();
+  const QSize room = screen ? screen->availableSize() : QSize(1280, 800);
+  large->resize(room.width() * 4 / 5, room.height() * 4 / 5);
+  large->show();
+  large->raise();
+  return large;
+}
+
+void FigureView::mouseDoubleClickEvent(QMouseEvent* event) {
+  if (event->button() == Qt::LeftButton && m_figure.hasData()) {
+    openLarge();
+    return;
+  }
+  QWidget::mouseDoubleClickEvent(event);
 }
 
 void FigureView::paintEvent(QPaintEvent*) {
@@ -48,6 +73,7 @@ void FigureView::mouseMoveEvent(QMouseEvent* event) {
 
 void FigureView::contextMenuEvent(QContextMenuEvent* event) {
   QMenu menu(this);
+  menu.addAction(tr("Open large"), this, &FigureView::openLarge);
   menu.addAction(tr("Export figure…"), this, &FigureView::exportWithDialog);
   menu.exec(event->globalPos());
 }
@@ -63,6 +89,14 @@ void FigureView::exportWithDialog() {
   } catch (const Error& error) {
     QMessageBox::warning(this, tr("Cannot export the figure"), QString::fromUtf8(error.what()));
   }
+}
+
+QWidget* scrollingCharts(QWidget* charts, QWidget* parent) {
+  auto* scroll = new QScrollArea(parent);
+  scroll->setFrameShape(QFrame::NoFrame);
+  scroll->setWidgetResizable(true);
+  scroll->setWidget(charts);
+  return scroll;
 }
 
 }  // namespace studio::views

@@ -46,7 +46,17 @@ void HeadGridView::setGrid(HeadGrid grid) {
     first = false;
   }
   m_hovered.reset();
-  m_selected.reset();
+  // The same head stays selected in another run's grid of the same shape.
+  if (m_selected && (m_selected->first >= m_grid.layers || m_selected->second >= m_grid.heads)) {
+    m_selected.reset();
+  }
+}
+
+void HeadGridView::select(Cell cell) {
+  if (empty()) return;
+  m_selected = Cell{std::clamp(cell.first, 0, m_grid.layers - 1),
+                    std::clamp(cell.second, 0, m_grid.heads - 1)};
+  if (m_on_click) m_on_click(*m_selected);
 }
 
 void HeadGridView::draw(const ImVec2& size) {
@@ -67,6 +77,7 @@ void HeadGridView::draw(const ImVec2& size) {
   const float cell =
       std::max(1.f, std::floor(std::min({room_w / static_cast<float>(m_grid.heads),
                                          room_h / static_cast<float>(m_grid.layers), 48.f})));
+  m_cell = cell;
   const ImVec2 grid_min(origin.x + left, origin.y + top);
   const ImVec2 grid_size(cell * static_cast<float>(m_grid.heads),
                          cell * static_cast<float>(m_grid.layers));
@@ -141,6 +152,13 @@ void HeadGridView::draw(const ImVec2& size) {
                    grid_min.y + static_cast<float>(l) * cell);
     list->AddRect(a, ImVec2(a.x + cell, a.y + cell), IM_COL32(255, 255, 255, 230), 0.f, 0, 2.f);
   }
+  // The arrow keys move the selection: left and right by head, up and down by layer.
+  const Cell at = m_selected.value_or(Cell{0, 0});
+  const auto pressed = [](ImGuiKey key) { return ImGui::IsKeyPressed(ImGui::GetKeyIndex(key)); };
+  if (pressed(ImGuiKey_LeftArrow)) select({at.first, at.second - 1});
+  if (pressed(ImGuiKey_RightArrow)) select({at.first, at.second + 1});
+  if (pressed(ImGuiKey_UpArrow)) select({at.first - 1, at.second});
+  if (pressed(ImGuiKey_DownArrow)) select({at.first + 1, at.second});
   if (m_selected) {
     const ImVec2 a(grid_min.x + static_cast<float>(m_selected->second) * cell,
                    grid_min.y + static_cast<float>(m_selected->first) * cell);
@@ -164,6 +182,11 @@ void HeadGridView::draw(const ImVec2& size) {
   list->AddText(ImVec2(bar_x + bar_w + 4.f, grid_min.y - 2.f), text, label);
   std::snprintf(label, sizeof label, "%.3g", static_cast<double>(m_min));
   list->AddText(ImVec2(bar_x + bar_w + 4.f, grid_max.y - line + 2.f), text, label);
+  if (grid_size.y >= line * 4.f) {
+    std::snprintf(label, sizeof label, "%.3g", static_cast<double>((m_min + m_max) / 2));
+    list->AddText(ImVec2(bar_x + bar_w + 4.f, grid_min.y + grid_size.y / 2 - line / 2), text,
+                  label);
+  }
 
   ImGui::SetCursorScreenPos(ImVec2(origin.x, std::max(grid_max.y, origin.y + size.y) + 2.f));
   ImGui::Dummy(ImVec2(0, 0));

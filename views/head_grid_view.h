@@ -1,8 +1,9 @@
 #pragma once
 // A layer × head grid of one value per attention head (target mass, margin, ...), drawn with
-// ImGui: cells coloured by viridis over the grid's range, layer and head ticks, a colour bar, a
-// tooltip with layer, head and value under the mouse, and a selected cell on click (the heatmap
-// inspector opens the query × key window of that head).
+// ImGui: cells coloured by viridis over the grid's range and as large as the room allows (up to
+// 48 px), layer and head ticks, a colour bar with values, a tooltip with layer, head and value
+// under the mouse, and a selected cell on click or with the arrow keys (the head inspector opens
+// that head).
 
 #include <functional>
 #include <optional>
@@ -32,7 +33,11 @@ class HeadGridView {
 
   std::optional<Cell> hoveredCell() const { return m_hovered; }
   std::optional<Cell> selectedCell() const { return m_selected; }
+  // Selects `cell` (clamped into the grid) and reports it as a click does.
+  void select(Cell cell);
   void setOnCellClicked(std::function<void(Cell)> callback) { m_on_click = std::move(callback); }
+  // The side of a cell in the last frame (logical pixels), 0 before the first.
+  float cellSize() const { return m_cell; }
 
  private:
   HeadGrid m_grid;
@@ -40,6 +45,7 @@ class HeadGridView {
   float m_max = 0.f;
   std::optional<Cell> m_hovered;
   std::optional<Cell> m_selected;
+  float m_cell = 0.f;
   std::function<void(Cell)> m_on_click;
 };
 

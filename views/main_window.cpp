@@ -8,6 +8,7 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFontDatabase>
 #include <QInputDialog>
 #include <QLabel>
 #include <QMenu>
@@ -34,6 +35,7 @@
 #include "views/document_colouring.h"
 #include "views/comparison_panel.h"
 #include "views/diagnostics_panel.h"
+#include "views/head_inspector_panel.h"
 #include "views/document_loader.h"
 #include "views/document_panel.h"
 #include "views/document_view.h"
@@ -51,8 +53,16 @@ namespace studio::views {
 
 namespace {
 
-const char* kGeometryKey = "mainWindow/geometry";
-const char* kStateKey = "mainWindow/state";
+// Layouts are kept per available screen size: a layout made on a laptop's screen is not applied
+// to a desktop monitor's, and the other way round.
+QString layoutKey(const QWidget* window, const char* what) {
+  const QScreen* screen = window->screen() ? window->screen() : QGuiApplication::primaryScreen();
+  const QSize size = screen ? screen->availableSize() : QSize();
+  return QStringLiteral("mainWindow/%1x%2/%3")
+      .arg(size.width())
+      .arg(size.height())
+      .arg(QLatin1String(what));
+}
 
 QDockWidget* makeDock(const QString& title, const QString& name, QWidget* content,
                       QWidget* parent) {
@@ -93,10 +103,10 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     QSettings settings;
     m_recent.load(settings);
   }
-  // Most of the screen, at most 1600 × 1000, until a saved geometry says otherwise.
+  // The whole available screen, until a layout saved for a screen of its size says otherwise.
   const QScreen* screen = QGuiApplication::primaryScreen();
-  const QSize available = screen ? screen->availableSize() : QSize(1600, 1000);
-  resize(std::min(1600, available.width() * 9 / 10), std::min(1000, available.height() * 9 / 10));
+  const QRect available = screen ? screen->availableGeometry() : QRect(0, 0, 1600, 1000);
+  setGeometry(available);
   resetLayout();
   if (m_options.restore_layout) restoreLayout();
 }
@@ -126,6 +136,12 @@ void MainWindow::buildDocks() {
   connect(m_runner, &RunController::runFinished, m_context, &StudioContext::selectRun);
   connect(m_context, &StudioContext::figureExportRequested, this,
           qOverload<const Figure&>(&MainWindow::exportFigure));
+  // An inspected head comes forward in its dock, where it has room.
+  connect(m_context, &StudioContext::headInspectionRequested, this, [this] {
+    QDockWidget* inspector = dock(QStringLiteral("inspectorDock"));
+    inspector->show();
+    inspector->raise();
+  });
 }
 
 QDockWidget* MainWindow::dock(const QString& object_name) const {
@@ -148,6 +164,11 @@ DiagnosticsPanel* MainWindow::diagnosticsPanel() const {
   if (auto* shown = findChild<DiagnosticsPanel*>()) return shown;
   return qobject_cast<DiagnosticsPanel*>(
       detachedPanel(dock(QStringLiteral("diagnosticsDock"))->widget()));
+}
+HeadInspectorPanel* MainWindow::headInspector() const {
+  if (auto* shown = findChild<HeadInspectorPanel*>()) return shown;
+  return qobject_cast<HeadInspectorPanel*>(
+      detachedPanel(dock(QStringLiteral("inspectorDock"))->widget()));
 }
 ComparisonPanel* MainWindow::comparisonPanel() const {
   return findChild<ComparisonPanel*>();
@@ -212,17 +233,30 @@ void MainWindow::resetLayout() {
 
 void MainWindow::restoreLayout() {
   QSettings settings;
-  const QByteArray geometry = settings.value(QLatin1String(kGeometryKey)).toByteArray();
+  const QByteArray geometry = settings.value(layoutKey(this, "geometry")).toByteArray();
   if (!geometry.isEmpty()) restoreGeometry(geometry);
-  const QByteArray state = settings.value(QLatin1String(kStateKey)).toByteArray();
+  const QByteArray state = settings.value(layoutKey(this, "state")).toByteArray();
   if (!state.isEmpty() && !restoreState(state, kLayoutVersion)) resetLayout();
 }
 
 void MainWindow::saveLayout() {
   QSettings settings;
-  settings.setValue(QLatin1String(kGeometryKey), saveGeometry());
-  settings.setValue(QLatin1String(kStateKey), saveState(kLayoutVersion));
+  settings.setValue(layoutKey(this, "geometry"), saveGeometry());
+  settings.setValue(layoutKey(this, "state"), saveState(kLayoutVersion));
   m_recent.save(settings);
+}
+
+void MainWindow::zoomText(int step) {
+  m_text_zoom = step == 0 ? 0 : std::clamp(m_text_zoom + step, -3, 8);
+  const double scale = 1.0 + 0.15 * m_text_zoom;
+  QFont text = QApplication::font();
+  text.setPointSizeF(text.pointSizeF() * scale);
+  for (QDockWidget* dock : m_docks) dock->widget()->setFont(text);
+  // The document keeps its fixed-width face.
+  QFont fixed = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+  fixed.setStyleHint(QFont::Monospace);
+  fixed.setPointSizeF(fixed.pointSizeF() * scale);
+  documentPanel()->view()->setFont(fixed);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
@@ -257,6 +291,13 @@ void MainWindow::buildMenus() {
   QMenu* view = menuBar()->addMenu(tr("&View"));
   for (QDockWidget* dock : m_docks) view->addAction(dock->toggleViewAction());
   view->addSeparator();
+  QAction* zoom_in = view->addAction(tr("Zoom &in"), this, [this] { zoomText(1); });
+  zoom_in->setShortcuts({QKeySequence::ZoomIn, QKeySequence(Qt::CTRL | Qt::Key_Equal)});
+  QAction* zoom_out = view->addAction(tr("Zoom &out"), this, [this] { zoomText(-1); });
+  zoom_out->setShortcut(QKeySequence::ZoomOut);
+  QAction* actual = view->addAction(tr("&Actual size"), this, [this] { zoomText(0); });
+  actual->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
+  view->addSeparator();
   view->addAction(tr("&Reset layout"), this, &MainWindow::resetLayout);
 
   QMenu* run = menuBar()->addMenu(tr("&Run"));
@@ -267,7 +308,8 @@ void MainWindow::buildMenus() {
   run->addSeparator();
   QAction* start = run->addAction(tr("&Run ticked methods"), this, &MainWindow::runCheckedMethods);
   start->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
-  run->addAction(tr("C&ancel runs"), m_runner, &RunController::cancelAll);
+  QAction* cancel = run->addAction(tr("C&ancel runs"), m_runner, &RunController::cancelAll);
+  cancel->setShortcut(QKeySequence(Qt::Key_Escape));
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&About TTT Studio"), this, [this] { showAboutBox(this); });

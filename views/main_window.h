@@ -1,7 +1,8 @@
 #pragma once
 // The studio's window (RenderDoc-style): every panel listed in studio_panels.cpp is a dock that can
-// be moved, floated or hidden; the View menu and Reset layout come from that list, and the layout
-// and the window geometry are saved with QSettings on close and restored on the next start. The
+// be moved, floated or hidden; the View menu and Reset layout come from that list. The window
+// first opens over the whole available screen; the layout and the geometry are saved with
+// QSettings on close, per screen size, and restored on the next start on a screen of that size. The
 // panels observe one StudioContext (document, runs, selection); the window itself loads documents
 // off the UI thread (DocumentLoader, with progress and a Cancel button in the status bar), keeps
 // the session runs are recorded into, and queues runs from the runs panel's form.
@@ -33,6 +34,7 @@ namespace studio::views {
 class DocumentColouring;
 class ComparisonPanel;
 class DiagnosticsPanel;
+class HeadInspectorPanel;
 class DocumentLoader;
 class DocumentPanel;
 class RunController;
@@ -57,7 +59,7 @@ class MainWindow : public QMainWindow {
   Q_OBJECT
  public:
   // Bump when the docks change so that an old saved layout is not applied to new panels.
-  static constexpr int kLayoutVersion = 3;
+  static constexpr int kLayoutVersion = 4;
 
   explicit MainWindow(MainWindowOptions options = {}, QWidget* parent = nullptr);
   ~MainWindow() override;
@@ -110,6 +112,7 @@ class MainWindow : public QMainWindow {
   DocumentColouring* documentColouring() const;
   RunsPanel* runsPanel() const;
   DiagnosticsPanel* diagnosticsPanel() const;
+  HeadInspectorPanel* headInspector() const;
   ComparisonPanel* comparisonPanel() const;
   StudioContext* context() const { return m_context; }
   RunTraces* traces() const { return m_traces; }
@@ -121,6 +124,10 @@ class MainWindow : public QMainWindow {
 
   void resetLayout();
   void saveLayout();
+  // Text in the docks' Qt widgets (the document, tables, forms) `step` sizes larger (negative:
+  // smaller; 0 resets), 15 % a step (View › Zoom in / out, Ctrl + / Ctrl −).
+  void zoomText(int step);
+  int textZoom() const { return m_text_zoom; }
 
  signals:
   void documentLoaded(const QString& path);
@@ -180,6 +187,7 @@ class MainWindow : public QMainWindow {
   bool m_loading_repository = false;
   QString m_device;
   RecentFiles m_recent;
+  int m_text_zoom = 0;
 };
 
 }  // namespace studio::views

@@ -76,7 +76,7 @@ RefinePanel::RefinePanel(StudioContext& context, QWidget* parent)
   split->addWidget(m_entropy);
   split->addWidget(m_rollouts);
   split->addWidget(m_steps);
-  layout->addWidget(split, 1);
+  layout->addWidget(scrollingCharts(split, this), 1);
 
   connect(m_step, &QSpinBox::valueChanged, this, [this] { refresh(); });
   connect(m_entropy, &FigureView::clickedAt, this,

@@ -45,11 +45,15 @@ RoutingPanel::RoutingPanel(StudioContext& context, QWidget* parent)
   m_evidence = new QLabel(this);
   m_evidence->setWordWrap(true);
   layout->addWidget(m_evidence);
-  m_chart = new FigureView(this);
+  auto* charts = new QWidget(this);
+  auto* charts_layout = new QVBoxLayout(charts);
+  charts_layout->setContentsMargins(0, 0, 0, 0);
+  m_chart = new FigureView(charts);
   m_chart->setToolTip(tr("Click a token to show it in the document"));
-  layout->addWidget(m_chart, 2);
-  m_cache = new FigureView(this);
-  layout->addWidget(m_cache, 1);
+  charts_layout->addWidget(m_chart, 2);
+  m_cache = new FigureView(charts);
+  charts_layout->addWidget(m_cache, 1);
+  layout->addWidget(scrollingCharts(charts, this), 1);
   connect(m_layer, &QComboBox::currentIndexChanged, this, [this] { refresh(); });
   connect(m_chart, &FigureView::clickedAt, this,
           [this](double x) { revealPosition(static_cast<std::int64_t>(std::lround(x))); });

@@ -140,10 +140,7 @@ RunsPanel::RunsPanel(QWidget* parent) : QWidget(parent) {
   m_table->setModel(m_model);
   m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
   m_table->setAlternatingRowColors(true);
-  // The answer takes the room that is left; the numbers keep the width they need.
-  m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  m_table->horizontalHeader()->setSectionResizeMode(RunsTableModel::Answer, QHeaderView::Stretch);
-  m_table->horizontalHeader()->setStretchLastSection(false);
+  fitRunsTableColumns(m_table);
   m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
 
   auto* controls = new QWidget(this);

@@ -2,14 +2,27 @@
 
 #include <QBrush>
 #include <QColor>
+#include <QHeaderView>
 #include <QLocale>
 #include <QStringList>
+#include <QTableView>
 
 #include <cmath>
 
 namespace studio::views {
 
 RunsTableModel::RunsTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void fitRunsTableColumns(QTableView* table) {
+  QHeaderView* header = table->horizontalHeader();
+  header->setSectionResizeMode(QHeaderView::ResizeToContents);
+  header->setSectionResizeMode(RunsTableModel::Params, QHeaderView::Stretch);
+  header->setStretchLastSection(true);
+  // A long answer is elided (whole in its tooltip) so the numbers after it stay in sight.
+  header->setMaximumSectionSize(table->fontMetrics().horizontalAdvance(QLatin1Char('x')) * 40);
+  table->setTextElideMode(Qt::ElideRight);
+  table->setWordWrap(false);
+}
 
 QString formatFlops(double flops) {
   static const char* kUnits[] = {"FLOP", "kFLOP", "MFLOP", "GFLOP", "TFLOP", "PFLOP", "EFLOP"};
@@ -74,6 +87,17 @@ int RunsTableModel::setTrace(const RunTrace& trace) {
   return setRun(trace.id, trace.spec, result);
 }
 
+QString RunsTableModel::referenceAnswer() const {
+  for (const Row& row : m_rows) {
+    QStringList answers;
+    for (const std::string& answer : row.spec.reference_answers) {
+      answers << QString::fromStdString(answer);
+    }
+    if (!answers.isEmpty()) return answers.join(QStringLiteral(" or "));
+  }
+  return {};
+}
+
 void RunsTableModel::clear() {
   beginResetModel();
   m_rows.clear();
@@ -127,16 +151,21 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
   if (role == Qt::ToolTipRole) {
     if (index.column() == Method) return QString::fromStdString(row.spec.params.dump(2));
     if (index.column() == Status && !r.error.empty()) return QString::fromStdString(r.error);
-    if (index.column() == Answer) return QString::fromStdString(r.output);
+    if (index.column() == Answer)
+      return QString::fromStdString(r.output.empty() ? r.answer : r.output);
+    if (index.column() == Params) return parameterSummary(row.spec);
     return {};
   }
   if (role == Qt::TextAlignmentRole) {
-    const bool numeric = index.column() >= TargetMass;
+    const bool numeric = index.column() >= TargetMass && index.column() <= WallTime;
     return QVariant::fromValue(
         Qt::Alignment((numeric ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter));
   }
   if (role == Qt::ForegroundRole && index.column() == Correct && r.correct) {
     return QBrush(*r.correct ? QColor(30, 130, 60) : QColor(190, 40, 40));
+  }
+  if (role == Qt::BackgroundRole && r.correct) {
+    return QBrush(*r.correct ? QColor(225, 243, 228) : QColor(250, 226, 226));
   }
   if (role != Qt::DisplayRole) return {};
   switch (index.column()) {

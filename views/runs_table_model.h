@@ -1,6 +1,7 @@
 #pragma once
-// The runs on the current document as table rows: what was asked (method, parameters) and what
-// came back (status, answer, correctness, target mass and margin, FLOPs, wall time).
+// The runs on the current document as table rows, what a person compares first leading: method,
+// answer, correctness, target mass and margin, FLOPs, wall time, then status and the parameters
+// (long, so last). A run's row is tinted by its correctness.
 
 #include <QAbstractTableModel>
 
@@ -10,6 +11,8 @@
 #include "core/engine/run_spec.h"
 #include "views/analysis_names.h"
 
+class QTableView;
+
 namespace studio::views {
 
 class RunsTableModel : public QAbstractTableModel {
@@ -17,14 +20,14 @@ class RunsTableModel : public QAbstractTableModel {
  public:
   enum Column {
     Method,
-    Params,
-    Status,
     Answer,
     Correct,
     TargetMass,
     Margin,
     Flops,
     WallTime,
+    Status,
+    Params,
     ColumnCount
   };
 
@@ -35,6 +38,9 @@ class RunsTableModel : public QAbstractTableModel {
   // The same for a trace; a running run shows the answer generated so far and its progress.
   int setTrace(const RunTrace& trace);
   void clear();
+  // The reference answers of the runs' items, joined (runs on one document share them); empty
+  // when no run has any.
+  QString referenceAnswer() const;
   int rowOf(qint64 id) const;
   qint64 idAt(int row) const;
 
@@ -51,6 +57,10 @@ class RunsTableModel : public QAbstractTableModel {
   };
   std::vector<Row> m_rows;
 };
+
+// Sizes a table of this model's columns to their contents, none wider than 40 characters; the
+// parameters, last, take the room that is left. Cut text is elided, whole in the cell's tooltip.
+void fitRunsTableColumns(QTableView* table);
 
 // 1.2e12 -> "1.20 TFLOP", for table cells and captions.
 QString formatFlops(double flops);

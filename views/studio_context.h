@@ -2,9 +2,9 @@
 // What every panel of the window observes (ImHex's content registry, RenderDoc's ICaptureViewer):
 // the open document (and the task item it came from), the runs (traces, the controller that runs
 // them, the session they are recorded in), the selected run, and requests a panel makes of the
-// window (scroll the document to a span, export a figure). Panels connect to its signals instead
-// of MainWindow handing each one its data; a new panel needs only this and its entry in
-// studio_panels.cpp.
+// window or of other panels (scroll the document to a span, inspect a head, export a figure).
+// Panels connect to its signals instead of MainWindow handing each one its data; a new panel needs
+// only this and its entry in studio_panels.cpp.
 
 #include <QObject>
 #include <QString>
@@ -53,6 +53,11 @@ class StudioContext : public QObject {
 
   // A panel asks for the document to show these bytes of its text (scrolled to, selected).
   void revealBytes(Span bytes) { emit revealRequested(bytes); }
+  // A panel asks for a head of a run to be inspected (the head inspector shows it, the window
+  // brings the inspector forward).
+  void inspectHead(std::int64_t run, int layer, int head) {
+    emit headInspectionRequested(run, layer, head);
+  }
   // A panel asks for a figure to be exported (the window asks where).
   void exportFigure(const Figure& figure) { emit figureExportRequested(figure); }
 
@@ -61,6 +66,7 @@ class StudioContext : public QObject {
   void modelChanged();
   void selectedRunChanged(qint64 id);
   void revealRequested(studio::Span bytes);
+  void headInspectionRequested(qint64 run, int layer, int head);
   void figureExportRequested(const studio::views::Figure& figure);
 
  private:

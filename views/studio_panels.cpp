@@ -14,6 +14,7 @@
 #include "views/document_panel.h"
 #include "views/document_view.h"
 #include "views/fast_weight_panel.h"
+#include "views/head_inspector_panel.h"
 #include "views/imgui_widget.h"
 #include "views/refine_panel.h"
 #include "views/routing_panel.h"
@@ -68,28 +69,39 @@ QWidget* makeRunsPanel(StudioContext& context, QWidget* parent) {
 
 // Dear ImGui needs OpenGL; without it the dock says why, and the panel (never shown) still keeps
 // its state for whoever asks.
-QWidget* makeDiagnosticsPanel(StudioContext& context, QWidget* parent) {
+template <typename Panel>
+QWidget* makeImGuiPanel(StudioContext& context, QWidget* parent, const QString& what) {
   if (ImGuiWidget::openGlAvailable()) {
-    auto* panel = new DiagnosticsPanel(parent);
+    auto* panel = new Panel(parent);
     panel->attach(context);
     return panel;
   }
   auto* label = new QLabel(QCoreApplication::translate(
                                "StudioPanels",
-                               "The diagnostics panel draws with OpenGL, and no OpenGL context "
-                               "can be created here (Qt platform \"%1\").")
-                               .arg(QGuiApplication::platformName()),
+                               "The %1 draws with OpenGL, and no OpenGL context can be created "
+                               "here (Qt platform \"%2\").")
+                               .arg(what, QGuiApplication::platformName()),
                            parent);
   label->setWordWrap(true);
   label->setAlignment(Qt::AlignCenter);
   label->setMargin(16);
   // Parentless: a QOpenGLWidget anywhere under the window makes Qt composite the window with
   // OpenGL, which is what cannot be had here. Deleted with the label.
-  auto* detached = new DiagnosticsPanel();
+  auto* detached = new Panel();
   detached->attach(context);
   label->setProperty(kDetachedPanel, QVariant::fromValue<QObject*>(detached));
   QObject::connect(label, &QObject::destroyed, [detached] { delete detached; });
   return label;
+}
+
+QWidget* makeDiagnosticsPanel(StudioContext& context, QWidget* parent) {
+  return makeImGuiPanel<DiagnosticsPanel>(
+      context, parent, QCoreApplication::translate("StudioPanels", "diagnostics panel"));
+}
+
+QWidget* makeHeadInspector(StudioContext& context, QWidget* parent) {
+  return makeImGuiPanel<HeadInspectorPanel>(
+      context, parent, QCoreApplication::translate("StudioPanels", "head inspector"));
 }
 
 }  // namespace
@@ -103,7 +115,7 @@ const std::vector<StudioPanel>& studioPanels() {
       {"diagnosticsDock", QT_TRANSLATE_NOOP("StudioPanels", "Diagnostics"),
        {Relation::Below, Qt::RightDockWidgetArea, "runsDock", 45}, false, makeDiagnosticsPanel},
       {"comparisonDock", QT_TRANSLATE_NOOP("StudioPanels", "Comparison"),
-       {Relation::Below, Qt::LeftDockWidgetArea, "documentDock", 55}, true,
+       {Relation::Below, Qt::LeftDockWidgetArea, "documentDock", 64}, true,
        [](StudioContext& context, QWidget* parent) -> QWidget* {
          return new ComparisonPanel(context.traces(), parent);
        }},
@@ -127,6 +139,10 @@ const std::vector<StudioPanel>& studioPanels() {
        [](StudioContext& context, QWidget* parent) -> QWidget* {
          return new RoutingPanel(context, parent);
        }},
+      // Beside the comparison, where a head has the most room; brought forward when one is
+      // inspected.
+      {"inspectorDock", QT_TRANSLATE_NOOP("StudioPanels", "Head inspector"),
+       {Relation::TabWith, Qt::LeftDockWidgetArea, "routingDock", 0}, false, makeHeadInspector},
   };
   return panels;
 }

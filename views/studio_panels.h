@@ -42,7 +42,7 @@ struct StudioPanel {
 // In layout order: a panel's anchor comes before it.
 const std::vector<StudioPanel>& studioPanels();
 QString panelTitle(const StudioPanel& panel);
-// The panel a dock's content stands in for when it cannot be shown (the diagnostics panel without
+// The panel a dock's content stands in for when it cannot be shown (an ImGui panel without
 // OpenGL: the dock explains why, the panel keeps its state for whoever asks), or null.
 QObject* detachedPanel(const QWidget* content);
 

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "views/diagnostics_panel.h"
+#include "views/head_inspector_panel.h"
 #include "views/main_window.h"
 #include "views/window_grab.h"
 
@@ -47,15 +48,16 @@ void ScreenshotRunner::poll() {
   }
   const QWindow* handle = m_window->windowHandle();
   if (m_waiting_for_document || !handle || !handle->isExposed()) return;
-  views::DiagnosticsPanel* panel = m_window->diagnosticsPanel();
+  views::DiagnosticsPanel* grid = m_window->diagnosticsPanel();
+  views::HeadInspectorPanel* inspector = m_window->headInspector();
   if (m_inspect && !m_inspected) {
-    if (panel->headGrid().empty()) {
+    if (grid->headGrid().empty()) {
       fail(QStringLiteral("--inspect: no run with a head grid is shown (open a session with runs)"), 1);
       return;
     }
     m_inspected = true;
-    m_window->diagnosticsPanel()->inspectHead(m_inspect->first, m_inspect->second);
-    if (panel->strip().empty()) {
+    grid->inspectHead(m_inspect->first, m_inspect->second);
+    if (inspector->strip().empty()) {
       fail(QStringLiteral("--inspect: the run kept no attention for layer %1, head %2")
                .arg(m_inspect->first)
                .arg(m_inspect->second),
@@ -63,14 +65,17 @@ void ScreenshotRunner::poll() {
     }
     return;
   }
-  if (m_inspect && panel->queryKeyWindow().empty()) {
-    const std::string& message = panel->queryKeyWindow().message();
+  if (m_inspect && inspector->queryKeyWindow().empty()) {
+    const std::string& message = inspector->queryKeyWindow().message();
     if (message.rfind("No query", 0) == 0) fail(QString::fromStdString(message), 1);
     return;  // the replay is still going
   }
+  // The inspector draws when a head is inspected, the grid otherwise.
+  views::ImGuiWidget* panel = m_inspect ? static_cast<views::ImGuiWidget*>(inspector) : grid;
   if (!m_ready) {
     m_ready = true;
     m_frames_at_ready = panel->frameCount();
+    grid->requestFrame();
     panel->requestFrame();
     return;
   }

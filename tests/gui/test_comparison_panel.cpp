@@ -1,6 +1,10 @@
 #include <catch2/catch.hpp>
 
+#include <QBrush>
+#include <QCoreApplication>
+#include <QHeaderView>
 #include <QItemSelectionModel>
+#include <QLabel>
 #include <QTableView>
 
 #include "gui/gui_test_support.h"
@@ -63,6 +67,55 @@ TEST_CASE("the comparison panel tabulates runs and charts their series", "[gui]"
   CHECK(panel.chartedRuns()[0]->spec.method == "in_context");
   CHECK(panel.chart("answer_mass")->figure().series.size() == 1);
   CHECK_FALSE(panel.chart("qttt_loss")->figure().hasData());
+}
+
+TEST_CASE("the comparison leads with method, answer and correct; parameters last", "[gui]") {
+  RunTraces traces;
+  ComparisonPanel panel(&traces);
+  panel.resize(900, 600);
+  panel.show();
+  gui_test::SyntheticRun right = gui_test::qtttRun(5);
+  right.spec.reference_answers = {"K7Q"};
+  right.spec.params["note"] = std::string(300, 'x');  // a parameter line far wider than the panel
+  right.result.answer = std::string(200, 'a');        // and an answer as long
+  gui_test::SyntheticRun wrong = gui_test::inContextRun();
+  wrong.spec.reference_answers = {"K7Q"};
+  wrong.result.correct = false;
+  feed(traces, 1, right);
+  feed(traces, 2, wrong);
+  panel.refresh();
+  QCoreApplication::processEvents();
+
+  const QHeaderView* header = panel.table()->horizontalHeader();
+  const auto title = [&](int visual) {
+    return panel.model()
+        ->headerData(header->logicalIndex(visual), Qt::Horizontal, Qt::DisplayRole)
+        .toString();
+  };
+  CHECK(title(0) == QStringLiteral("Method"));
+  CHECK(title(1) == QStringLiteral("Answer"));
+  CHECK(title(2) == QStringLiteral("Correct"));
+  CHECK(title(header->count() - 1) == QStringLiteral("Parameters"));
+  // Everything up to the wall time is in sight; the long answer and parameters are elided.
+  for (int column = RunsTableModel::Method; column <= RunsTableModel::WallTime; ++column) {
+    INFO("column " << column);
+    CHECK(header->sectionViewportPosition(column) + header->sectionSize(column) <=
+          panel.table()->viewport()->width());
+  }
+  const QModelIndex params = panel.model()->index(0, RunsTableModel::Params);
+  CHECK(panel.model()->data(params, Qt::ToolTipRole).toString().contains(QString(300, 'x')));
+  CHECK(header->sectionSize(RunsTableModel::Params) <
+        panel.table()->fontMetrics().horizontalAdvance(QString(300, 'x')));
+
+  CHECK(panel.referenceLabel()->text().contains(QStringLiteral("K7Q")));
+  const auto background = [&](int row) {
+    return panel.model()
+        ->data(panel.model()->index(row, RunsTableModel::Method), Qt::BackgroundRole)
+        .value<QBrush>()
+        .color();
+  };
+  CHECK(background(0).green() > background(0).red());  // correct: green
+  CHECK(background(1).red() > background(1).green());  // wrong: red
 }
 
 TEST_CASE("live events redraw at most about 30 times a second", "[gui]") {

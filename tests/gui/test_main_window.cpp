@@ -2,7 +2,11 @@
 
 #include <sqlite3.h>
 #include <torch/version.h>
+#include <QAction>
+#include <QApplication>
 #include <QDockWidget>
+#include <QScreen>
+#include <QSettings>
 #include <QFile>
 #include <QFileInfo>
 #include <QLineEdit>
@@ -280,6 +284,46 @@ TEST_CASE("window geometry, dock layout and recent files survive a restart", "[g
   CHECK(second.dockWidgetArea(second.dock(QStringLiteral("runsDock"))) == Qt::RightDockWidgetArea);
   second.close();
   studio::testing::clearSettings();
+}
+
+TEST_CASE("the first start fills the screen; layouts are saved per screen size", "[gui]") {
+  studio::testing::clearSettings();
+  const QRect available = QGuiApplication::primaryScreen()->availableGeometry();
+  {
+    MainWindow first;
+    first.show();
+    CHECK(first.width() >= std::min(available.width(), first.minimumSizeHint().width()));
+    CHECK(first.height() >= std::min(available.height(), first.minimumSizeHint().height()));
+    CHECK(first.width() >= available.width() * 9 / 10);
+    first.close();
+  }
+  const QString screen =
+      QStringLiteral("mainWindow/%1x%2/").arg(available.width()).arg(available.height());
+  QSettings settings;
+  CHECK(settings.contains(screen + QStringLiteral("geometry")));
+  CHECK(settings.contains(screen + QStringLiteral("state")));
+  studio::testing::clearSettings();
+}
+
+TEST_CASE("Ctrl + and Ctrl − zoom the docks' text; Esc cancels runs", "[gui]") {
+  MainWindow window(isolatedWindow());
+  const qreal before = window.documentPanel()->view()->font().pointSizeF();
+  window.zoomText(2);
+  CHECK(window.textZoom() == 2);
+  CHECK(window.documentPanel()->view()->font().pointSizeF() > before);
+  CHECK(window.findChild<RunsPanel*>()->font().pointSizeF() > QApplication::font().pointSizeF());
+  window.zoomText(0);
+  CHECK(window.documentPanel()->view()->font().pointSizeF() == Approx(before));
+  bool escape_cancels = false, ctrl_r_runs = false, zoom_in = false;
+  for (const QAction* action : window.findChildren<QAction*>()) {
+    escape_cancels |= action->shortcut() == QKeySequence(Qt::Key_Escape) &&
+                      action->text().contains(QStringLiteral("ancel"));
+    ctrl_r_runs |= action->shortcut() == QKeySequence(Qt::CTRL | Qt::Key_R);
+    zoom_in |= action->shortcuts().contains(QKeySequence(QKeySequence::ZoomIn));
+  }
+  CHECK(escape_cancels);
+  CHECK(ctrl_r_runs);
+  CHECK(zoom_in);
 }
 
 TEST_CASE("a window told not to restore ignores the saved layout", "[gui]") {

@@ -20,6 +20,7 @@
 #include "views/document_colouring.h"
 #include "views/comparison_panel.h"
 #include "views/diagnostics_panel.h"
+#include "views/head_inspector_panel.h"
 #include "views/dilution_panel.h"
 #include "views/document_panel.h"
 #include "views/document_view.h"
@@ -143,7 +144,9 @@ TEST_CASE("runs of in_context and a short qttt on the demo document fill the com
   // Clicking a head of the grid (the qttt run's) opens its inspector: the answer's attention over
   // the document after the prefill and after qTTT, with the evidence marked.
   emit window.diagnosticsPanel()->headClicked(1, 2);
-  const AttentionStrip& inspected = window.diagnosticsPanel()->strip().strip();
+  HeadInspectorPanel& inspector = *window.headInspector();
+  CHECK(inspector.inspectedRun() == window.diagnosticsPanel()->gridRun());
+  const AttentionStrip& inspected = inspector.strip().strip();
   REQUIRE(inspected.rows.size() == 2);
   CHECK(inspected.row_names[1] == "after qTTT");
   CHECK(inspected.tokens.size() > 100);
@@ -158,9 +161,8 @@ TEST_CASE("runs of in_context and a short qttt on the demo document fill the com
   // ... and its query × key window, replayed on the engine thread: the question's and answer's
   // queries over the document's keys, after the prefill and after qTTT. Its last row is the
   // answer query, so it repeats the strip.
-  DiagnosticsPanel& diagnostics = *window.diagnosticsPanel();
-  REQUIRE(waitUntil([&] { return !diagnostics.queryKeyWindow().empty(); }, 120000));
-  const AttentionWindowData& grid = diagnostics.queryKeyWindow().window();
+  REQUIRE(waitUntil([&] { return !inspector.queryKeyWindow().empty(); }, 120000));
+  const AttentionWindowData& grid = inspector.queryKeyWindow().window();
   REQUIRE(grid.phase_names == std::vector<std::string>{"after prefill", "after qTTT"});
   CHECK(grid.queries == 256);
   const auto keys = static_cast<std::int64_t>(inspected.tokens.size());  // under 4096
@@ -174,15 +176,16 @@ TEST_CASE("runs of in_context and a short qttt on the demo document fill the com
   CHECK(grid.key_tokens[static_cast<std::size_t>(grid.targets.at(0).first)] ==
         inspected.tokens[static_cast<std::size_t>(inspected.targets[0].first)]);
   // The document's own queries over the visible part of the strip.
-  diagnostics.strip().setVisible(100, 400);
-  emit diagnostics.queryKeyWindowRequested(1, 2, 100, 400, true);
-  CHECK(diagnostics.queryKeyWindow().empty());  // being computed; the panel says so
-  CHECK(diagnostics.queryKeyWindow().message().find("replaying") != std::string::npos);
-  REQUIRE(waitUntil([&] { return !diagnostics.queryKeyWindow().empty(); }, 120000));
-  CHECK(diagnostics.queryKeyWindow().window().queries == 300);
-  CHECK(diagnostics.queryKeyWindow().window().keys == 300);
-  CHECK(diagnostics.queryKeyWindow().window().first_query == diagnostics.queryKeyWindow().window().first_key);
-  diagnostics.buildFrame();
+  inspector.strip().setVisible(100, 400);
+  emit inspector.queryKeyWindowRequested(1, 2, 100, 400, true);
+  CHECK(inspector.queryKeyWindow().empty());  // being computed; the panel says so
+  CHECK(inspector.queryKeyWindow().message().find("replaying") != std::string::npos);
+  REQUIRE(waitUntil([&] { return !inspector.queryKeyWindow().empty(); }, 120000));
+  CHECK(inspector.queryKeyWindow().window().queries == 300);
+  CHECK(inspector.queryKeyWindow().window().keys == 300);
+  CHECK(inspector.queryKeyWindow().window().first_query ==
+        inspector.queryKeyWindow().window().first_key);
+  inspector.buildFrame();
 
   // Screenshots of each panel, for a person to review (written beside the test binary).
   const QString folder = QString::fromUtf8(studio::test_paths::kBinaryDir) + QStringLiteral("/panels");
@@ -193,9 +196,9 @@ TEST_CASE("runs of in_context and a short qttt on the demo document fill the com
       {QStringLiteral("comparison"), window.comparisonPanel()},
       {QStringLiteral("dilution"), window.findChild<DilutionPanel*>()},
       {QStringLiteral("document"), window.documentPanel()}};
-  if (ImGuiWidget::openGlAvailable()) {  // the grid, the strip and the query × key window
-    diagnostics.resize(900, 1000);
-    REQUIRE(diagnostics.grab().save(folder + QStringLiteral("/diagnostics.png")));
+  if (ImGuiWidget::openGlAvailable()) {  // the strip and the query × key window
+    inspector.resize(900, 1000);
+    REQUIRE(inspector.grab().save(folder + QStringLiteral("/inspector.png")));
   }
   window.dock(QStringLiteral("dilutionDock"))->raise();
   for (const auto& [name, widget] : panels) {
