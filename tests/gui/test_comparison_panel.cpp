@@ -20,11 +20,7 @@ using namespace studio::views;
 
 namespace {
 
-void feed(RunTraces& traces, std::int64_t id, const gui_test::SyntheticRun& run) {
-  traces.runStarted(id, run.spec);
-  for (const engine::Event& event : run.events) traces.addEvent(id, event);
-  traces.runFinished(id, run.result);
-}
+using gui_test::feed;
 
 QString cell(const RunsTableModel& model, int row, int column) {
   return model.data(model.index(row, column), Qt::DisplayRole).toString();

@@ -21,11 +21,7 @@ using namespace studio::views;
 
 namespace {
 
-void feed(RunTraces& traces, std::int64_t id, const gui_test::SyntheticRun& run) {
-  traces.runStarted(id, run.spec);
-  for (const engine::Event& event : run.events) traces.addEvent(id, event);
-  traces.runFinished(id, run.result);
-}
+using gui_test::feed;
 
 std::vector<QString> labelsOf(const std::vector<AxisTick>& ticks) {
   std::vector<QString> labels;

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <filesystem>
 
+#include "views/run_traces.h"
+
 namespace studio::gui_test {
 
 probe::ProbeResult probe(double base, int layers, int heads, std::int64_t context) {
@@ -126,6 +128,12 @@ std::string tempPath(const std::string& name) {
           ("studio-gui-test-" + std::to_string(getpid()) + "-" + std::to_string(++counter) + "-" +
            name))
       .string();
+}
+
+void feed(views::RunTraces& traces, std::int64_t id, const SyntheticRun& run) {
+  traces.runStarted(id, run.spec);
+  for (const engine::Event& event : run.events) traces.addEvent(id, event);
+  traces.runFinished(id, run.result);
 }
 
 }  // namespace studio::gui_test

@@ -10,6 +10,10 @@
 #include "core/engine/run_result.h"
 #include "core/engine/run_spec.h"
 
+namespace studio::views {
+class RunTraces;
+}
+
 namespace studio::gui_test {
 
 // A probe of one answer query over `layers` × `heads` heads: head (l, h) has mass
@@ -30,5 +34,8 @@ SyntheticRun qtttRun(int steps = 4, std::int64_t context = 1000);
 
 // A fresh process-unique temp path (not created).
 std::string tempPath(const std::string& name);
+
+// Hands `run` to `traces` as a run with id `id` that starts, reports its events and finishes.
+void feed(views::RunTraces& traces, std::int64_t id, const SyntheticRun& run);
 
 }  // namespace studio::gui_test
