@@ -9,7 +9,9 @@
 #include <iostream>
 #include <map>
 #include <set>
+#include <sstream>
 
+#include "analysis/wilson_interval.h"
 #include "app/cli/cli_command.h"
 #include "core/common/error.h"
 #include "core/engine/flop_model.h"
@@ -91,11 +93,14 @@ nlohmann::json summarize(const sessions::SessionStore& store) {
   }
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& [key, t] : tallies) {
+    const analysis::ProportionInterval ci = analysis::wilsonInterval(t.correct, t.runs);
     rows.push_back({{"task", std::get<0>(key)},
                     {"method", std::get<1>(key)},
                     {"length", std::get<2>(key)},
                     {"runs", t.runs},
+                    {"correct", t.correct},
                     {"accuracy", static_cast<double>(t.correct) / t.runs},
+                    {"accuracy_ci95", {ci.low, ci.high}},
                     {"target_mass", t.mass_runs ? nlohmann::json(t.mass / t.mass_runs) : nlohmann::json()},
                     {"mean_flops", t.flops / t.runs},
                     {"mean_wall_seconds", t.seconds / t.runs}});
@@ -103,9 +108,16 @@ nlohmann::json summarize(const sessions::SessionStore& store) {
   return rows;
 }
 
+std::string formatFixed(double value) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(3) << value;
+  return out.str();
+}
+
 void printTable(const nlohmann::json& rows) {
   std::cout << std::left << std::setw(10) << "task" << std::setw(16) << "method" << std::right
             << std::setw(8) << "length" << std::setw(6) << "runs" << std::setw(10) << "accuracy"
+            << std::setw(16) << "95% Wilson CI"
             << std::setw(13) << "target mass" << std::setw(12) << "GFLOPs" << std::setw(10)
             << "seconds" << "\n";
   for (const auto& row : rows) {
@@ -113,7 +125,10 @@ void printTable(const nlohmann::json& rows) {
               << row["method"].get<std::string>() << std::right << std::setw(8)
               << row["length"].get<std::int64_t>() << std::setw(6) << row["runs"].get<int>()
               << std::fixed << std::setprecision(3) << std::setw(10)
-              << row["accuracy"].get<double>() << std::setw(13);
+              << row["accuracy"].get<double>() << std::setw(16)
+              << ("[" + formatFixed(row["accuracy_ci95"][0].get<double>()) + ", " +
+                  formatFixed(row["accuracy_ci95"][1].get<double>()) + "]")
+              << std::setw(13);
     if (row["target_mass"].is_null()) {
       std::cout << "-";
     } else {
