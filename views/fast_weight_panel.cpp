@@ -12,6 +12,7 @@
 #include "analysis/fast_weight_document.h"
 #include "analysis/fast_weight_figures.h"
 #include "views/figure_view.h"
+#include "views/layer_choice.h"
 #include "views/run_traces.h"
 #include "views/studio_context.h"
 
@@ -105,15 +106,7 @@ void FastWeightPanel::refresh() {
     return;
   }
   const std::vector<int> layers = analysis::fastWeightLayers(*run);
-  const int chosen = m_layer->currentData().isValid() ? m_layer->currentData().toInt() : -1;
-  if (run->id != m_run || m_layer->count() != static_cast<int>(layers.size()) + 1) {
-    const QSignalBlocker block(m_layer);
-    m_layer->clear();
-    m_layer->addItem(tr("mean over layers"), -1);
-    for (int layer : layers) m_layer->addItem(QString::number(layer), layer);
-    const int index = m_layer->findData(chosen);
-    m_layer->setCurrentIndex(index >= 0 ? index : 0);
-  }
+  fillLayerChoice(m_layer, layers, tr("mean over layers"));
   m_run = run->id;
   fillCompare();
   const int layer = m_layer->currentData().toInt();

@@ -10,6 +10,7 @@
 #include "analysis/routing_evidence.h"
 #include "analysis/routing_figures.h"
 #include "views/figure_view.h"
+#include "views/layer_choice.h"
 #include "views/run_traces.h"
 #include "views/studio_context.h"
 
@@ -73,14 +74,9 @@ void RoutingPanel::refresh() {
     return;
   }
   const std::vector<analysis::RoutingLayerView> layers = analysis::routingLayers(*run);
-  const int chosen = m_layer->currentData().isValid() ? m_layer->currentData().toInt() : -1;
-  if (run->id != m_run || m_layer->count() != static_cast<int>(layers.size())) {
-    const QSignalBlocker block(m_layer);
-    m_layer->clear();
-    for (const auto& view : layers) m_layer->addItem(QString::number(view.layer), view.layer);
-    const int index = m_layer->findData(chosen);
-    m_layer->setCurrentIndex(index >= 0 ? index : 0);
-  }
+  std::vector<int> numbers;
+  for (const auto& view : layers) numbers.push_back(view.layer);
+  fillLayerChoice(m_layer, numbers, QString());
   m_run = run->id;
   const int layer = m_layer->currentData().toInt();
   QStringList alphas;

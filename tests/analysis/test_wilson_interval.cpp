@@ -15,8 +15,8 @@
 
 using namespace studio;
 
-TEST_CASE("Wilson intervals match the closed form's published values", "[analysis]") {
-  // Values from the closed form at z = 1.959964 (Newcombe 1998, Table I: 0/10 → 0–0.2775).
+TEST_CASE("Wilson intervals match the closed form computed independently", "[analysis]") {
+  // The closed form at z = 1.959964, computed independently in Python.
   auto ci = analysis::wilsonInterval(0, 10);
   CHECK(ci.low == 0);
   CHECK(ci.high == Approx(0.277533).margin(1e-6));
