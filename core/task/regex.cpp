@@ -3,6 +3,8 @@
 
 #include <pcre2.h>
 
+#include <cstdint>
+
 #include "core/common/error.h"
 
 namespace studio::task {

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "support/tensor_compare.h"
 #include "core/common/error.h"
 #include "core/model/checkpoint.h"
 #include "core/model/checkpoint_writer.h"
@@ -32,9 +33,7 @@ namespace {
 
 const char* const kFixtures[] = {"sr-ttt-tiny", "sr-ttt-evict-tiny"};
 
-double maxError(const torch::Tensor& a, const torch::Tensor& b) {
-  return (a.to(torch::kFloat64) - b.to(torch::kFloat64)).abs().max().item<double>();
-}
+using test::maxError;
 
 double maxError(const std::vector<double>& a, const std::vector<double>& b) {
   REQUIRE(a.size() == b.size());

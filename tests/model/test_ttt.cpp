@@ -8,6 +8,7 @@
 
 #include <fstream>
 
+#include "support/tensor_compare.h"
 #include "core/common/error.h"
 #include "core/model/inference.h"
 #include "core/model/model_loader.h"
@@ -55,9 +56,7 @@ std::vector<Case> readCases(const std::string& dir) {
   return cases;
 }
 
-double maxError(const torch::Tensor& a, const torch::Tensor& b) {
-  return (a.to(torch::kFloat64) - b.to(torch::kFloat64)).abs().max().item<double>();
-}
+using test::maxError;
 
 torch::Tensor asTensor(const std::vector<double>& values) {
   return torch::tensor(values, torch::kFloat64);
