@@ -5,6 +5,7 @@
 
 #include "core/common/error.h"
 #include "core/model/attention_kernel.h"
+#include "core/model/fused_attention.h"
 #include "core/model/model_state.h"
 
 namespace studio::model {
@@ -101,8 +102,15 @@ Tensor AttentionMixerImpl::forward(const Tensor& x, int layer, ForwardContext& c
     }
   }
 
+  // One segment: the fused path where it applies (fused_attention.h), else the chunked one.
+  std::optional<AttentionOutput> fused;
+  if (segments.size() == 1) {
+    fused = fusedAttention(q, segments[0].first, segments[0].second, context.position_run_start,
+                           m_scale);
+  }
   AttentionOutput attention =
-      segments.size() == 1
+      fused ? *fused
+      : segments.size() == 1
           ? causalAttention(q, segments[0].first, segments[0].second, positions, m_scale)
           : causalAttentionSegments(q, segments, positions, m_scale);
   record(context, layer, q, attention.lse);

@@ -1,6 +1,7 @@
 #include "core/model/causal_lm.h"
 
 #include "core/common/error.h"
+#include "core/model/fused_attention.h"
 #include "core/model/mixer_factory.h"
 #include "core/model/model_state.h"
 #include "core/model/sr_ttt_config.h"
@@ -82,6 +83,8 @@ Tensor CausalLMImpl::forward(const Tensor& ids, ForwardContext& context) {
     const std::int64_t start = context.mode == AttentionMode::Extend ? context.state->length() : 0;
     context.positions = torch::arange(start, start + T, torch::TensorOptions(torch::kInt64));
   }
+  // Read on the host, before the positions move to the device (nullopt when they are there already).
+  context.position_run_start = positionRunStart(context.positions);
   context.positions = context.positions.to(m_options.device());
   if (context.mode == AttentionMode::Frozen) {
     const auto last = context.positions.max().item<std::int64_t>();

@@ -5,6 +5,7 @@
 
 #include <torch/torch.h>
 
+#include <optional>
 #include <vector>
 
 namespace studio::model {
@@ -63,6 +64,9 @@ struct ForwardContext {
   AttentionMode mode = AttentionMode::Full;
   ModelState* state = nullptr;      // Extend and Frozen
   torch::Tensor positions;          // [T] int64 absolute positions of the input tokens
+  // Set when the positions are start, start+1, … (known on the host): lets CUDA attention take
+  // the fused path without reading positions back from the device (fused_attention.h).
+  std::optional<std::int64_t> position_run_start;
   ForwardCapture* capture = nullptr;
   FastWeightLosses* fast_weight_losses = nullptr;
   RoutingTrace* routing = nullptr;  // SR-TTT layers' routing (routing_trace.h)

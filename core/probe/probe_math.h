@@ -13,10 +13,21 @@
 
 namespace studio::probe {
 
+// What every statistic is computed from, per query head and query ([Hq, n] each, float64 unless
+// said): the target mass Σ_{τ∈T} α_τ and the rest Σ_{j∉T} α_j, the best target logit (−inf when
+// no target is visible) and the best non-target one, log Σ_{j≠j*} e^{z_j} over visible keys
+// without the best target, the visible target keys (int64), and m(Δ) per Δ (int64). On the CPU
+// they come from full rows of logits; on CUDA from the probe kernel (probe_kernel.h).
+struct QuerySums {
+  torch::Tensor mass, other_mass, max_target, max_other, log_rest, target_keys;
+  std::vector<torch::Tensor> near_ties;
+};
+
 // q: [Hq, n, D] post-RoPE queries; lse: [Hq, n] their log-sum-exp as the attention computed it;
 // key_segments: the layer's keys in position order, each [Hkv, len, D]; positions: the n query
 // positions; targets: token ranges (half-open) of the target set; scale: 1/√d_k.
-// Returns per query head h (index h) the statistics of each query, in the order given.
+// Returns per query head h (index h) the statistics of each query, in the order given. Keys on
+// CUDA go through the probe kernel where this build has it; everything else through full rows.
 std::vector<std::vector<QueryStats>> queryStats(const torch::Tensor& q, const torch::Tensor& lse,
                                                 const std::vector<torch::Tensor>& key_segments,
                                                 const std::vector<std::int64_t>& positions,

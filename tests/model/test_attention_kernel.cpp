@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/model/attention_kernel.h"
+#include "core/model/fused_attention.h"
 #include "core/model/kv_cache.h"
 
 using namespace studio;
@@ -150,4 +151,17 @@ TEST_CASE("attention kernel: q, k and v of different dtypes run in the widest, g
   // k and v's gradients are rounded to bf16 (8 bits of mantissa).
   CHECK(torch::allclose(k.grad().to(torch::kFloat64), kr.grad(), 2e-2, 2e-2));
   CHECK(torch::allclose(v.grad().to(torch::kFloat64), vr.grad(), 2e-2, 2e-2));
+}
+
+TEST_CASE("attention path: consecutive host positions are a run; the CPU takes the chunked path",
+          "[model]") {
+  CHECK(model::positionRunStart(torch::arange(7, 12, torch::kInt64)) == std::optional<std::int64_t>(7));
+  CHECK(model::positionRunStart(torch::tensor({3}, torch::kInt64)) == std::optional<std::int64_t>(3));
+  CHECK_FALSE(model::positionRunStart(torch::tensor({0, 3, 4}, torch::kInt64)).has_value());
+  CHECK_FALSE(model::positionRunStart(torch::tensor({1.0, 2.0})).has_value());
+  CHECK_FALSE(model::positionRunStart(torch::Tensor()).has_value());
+  const auto q = torch::randn({1, 2, 4, 8}).to(torch::kBFloat16);
+  const auto kv = torch::randn({1, 1, 10, 8}).to(torch::kBFloat16);
+  CHECK(std::string(model::attentionPathName(q, kv, kv, 6)) == "chunked");
+  CHECK_FALSE(model::fusedAttention(q, kv, kv, 6, 0.3).has_value());
 }

@@ -1,0 +1,171 @@
+#include "core/model/fused_attention.h"
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+
+#include "core/common/torch_compat.h"
+#include "core/model/span_attention_backward.h"
+
+namespace studio::model {
+
+using torch::Tensor;
+
+namespace {
+
+#if STUDIO_FLASH_ATTENTION && STUDIO_TORCH_AT_LEAST(2, 1)
+
+bool chunkedForced() {
+  static const bool forced = [] {
+    const char* value = std::getenv("STUDIO_ATTENTION");
+    return value != nullptr && std::strcmp(value, "chunked") == 0;
+  }();
+  return forced;
+}
+
+// The dtype causalAttention computes in: autocast's where it is on, else the widest input's.
+torch::ScalarType attentionDtype(const Tensor& q, const Tensor& k, const Tensor& v) {
+  return compat::autocastDtype(q.device()).value_or(
+      at::promote_types(q.scalar_type(), at::promote_types(k.scalar_type(), v.scalar_type())));
+}
+
+#endif
+
+bool flashApplies(const Tensor& q, const Tensor& k, const Tensor& v,
+                  std::optional<std::int64_t> run_start) {
+#if STUDIO_FLASH_ATTENTION && STUDIO_TORCH_AT_LEAST(2, 1)
+  if (chunkedForced() || !run_start || !q.is_cuda() || q.dim() != 4 || k.dim() != 4) return false;
+  const auto dtype = attentionDtype(q, k, v);
+  const auto D = q.size(3);
+  return (dtype == torch::kBFloat16 || dtype == torch::kFloat16) && D % 8 == 0 && D <= 256 &&
+         v.size(3) == D && q.size(1) % k.size(1) == 0 && *run_start >= 0 &&
+         *run_start + q.size(2) <= k.size(2);
+#else
+  (void)q, (void)k, (void)v, (void)run_start;
+  return false;
+#endif
+}
+
+// The dQ-only kernel is opt-in (STUDIO_SPAN_BACKWARD=kernel): on an H200 it took 2.0 ms where
+// flash's full backward took 0.93 ms (one Qwen3-1.7B layer, k = 128 over 32k keys; docs/gpu.md).
+bool spanKernelChosen() {
+  const char* value = std::getenv("STUDIO_SPAN_BACKWARD");
+  return value != nullptr && std::strcmp(value, "kernel") == 0;
+}
+
+bool spanKernelApplies(const Tensor& q, const Tensor& k, const Tensor& v) {
+  return spanKernelChosen() && torch::GradMode::is_enabled() && q.requires_grad() &&
+         !k.requires_grad() && !v.requires_grad() && spanBackwardAvailable(q, k);
+}
+
+#if STUDIO_FLASH_ATTENTION && STUDIO_TORCH_AT_LEAST(2, 1)
+
+// Set once libtorch's flash kernel refuses fewer KV heads than query heads; from then on the
+// keys and values are repeated per query head first.
+std::atomic<bool> g_flash_needs_equal_heads{false};
+
+Tensor repeatHeads(const Tensor& t, std::int64_t groups) {
+  if (groups == 1) return t;
+  const auto B = t.size(0), H = t.size(1), S = t.size(2), D = t.size(3);
+  return t.unsqueeze(2).expand({B, H, groups, S, D}).reshape({B, H * groups, S, D});
+}
+
+// q [B,Hq,T,D] over k, v [B,Hkv,S,D] with a bottom-right causal mask: out [B,Hq,T,D] and lse
+// [B,Hq,T] float32. Differentiable through libtorch's own flash backward.
+AttentionOutput flashForward(const Tensor& q, const Tensor& k, const Tensor& v, double scale) {
+  const auto groups = q.size(1) / k.size(1);
+  auto run = [&](const Tensor& kk, const Tensor& vv) {
+    auto result = at::_scaled_dot_product_flash_attention(q, kk, vv, 0.0, /*is_causal=*/true,
+                                                          /*return_debug_mask=*/false, scale);
+    return AttentionOutput{std::get<0>(result), std::get<1>(result).narrow(2, 0, q.size(2))};
+  };
+  if (groups == 1 || g_flash_needs_equal_heads.load()) {
+    return run(repeatHeads(k, groups), repeatHeads(v, groups));
+  }
+  try {
+    return run(k, v);
+  } catch (const c10::Error& error) {
+    g_flash_needs_equal_heads.store(true);
+    std::cerr << "attention: libtorch's flash kernel refused grouped KV heads ("
+              << error.what_without_backtrace() << "); repeating them per query head\n";
+    return run(repeatHeads(k, groups), repeatHeads(v, groups));
+  }
+}
+
+// Flash forward, then the dQ-only kernel as the backward: the keys and values are frozen.
+class SpanAttentionFunction : public torch::autograd::Function<SpanAttentionFunction> {
+ public:
+  static torch::autograd::variable_list forward(torch::autograd::AutogradContext* ctx, Tensor q,
+                                                Tensor k, Tensor v, std::int64_t run_start,
+                                                double scale) {
+    AttentionOutput result;
+    {
+      torch::NoGradGuard no_grad;
+      result = flashForward(q, k, v, scale);
+    }
+    ctx->save_for_backward({q, k, v, result.out, result.lse});
+    ctx->saved_data["run_start"] = run_start;
+    ctx->saved_data["scale"] = scale;
+    ctx->mark_non_differentiable({result.lse});
+    return {result.out, result.lse};
+  }
+
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grads) {
+    auto saved = ctx->get_saved_variables();
+    const Tensor& q = saved[0];
+    const std::int64_t start = ctx->saved_data["run_start"].toInt();
+    const Tensor positions = torch::arange(start, start + q.size(2),
+                                           torch::TensorOptions(torch::kInt64).device(q.device()));
+    Tensor dq;
+    if (grads[0].defined()) {
+      dq = spanAttentionDq(q, saved[1], saved[2], saved[3], saved[4], grads[0], positions,
+                           ctx->saved_data["scale"].toDouble());
+    }
+    return {dq, Tensor(), Tensor(), Tensor(), Tensor()};
+  }
+};
+
+#endif
+
+}  // namespace
+
+std::optional<std::int64_t> positionRunStart(const Tensor& host_positions) {
+  if (!host_positions.defined() || !host_positions.device().is_cpu() || host_positions.dim() != 1 ||
+      host_positions.scalar_type() != torch::kInt64 || host_positions.numel() == 0) {
+    return std::nullopt;
+  }
+  const Tensor p = host_positions.contiguous();
+  const auto* values = p.data_ptr<std::int64_t>();
+  for (std::int64_t i = 1; i < p.numel(); ++i) {
+    if (values[i] != values[0] + i) return std::nullopt;
+  }
+  return values[0];
+}
+
+const char* attentionPathName(const Tensor& q, const Tensor& k, const Tensor& v,
+                              std::optional<std::int64_t> run_start) {
+  if (!flashApplies(q, k, v, run_start)) return "chunked";
+  return spanKernelApplies(q, k, v) ? "flash + span dQ kernel" : "flash";
+}
+
+std::optional<AttentionOutput> fusedAttention(const Tensor& q, const Tensor& k, const Tensor& v,
+                                              std::optional<std::int64_t> run_start, double scale) {
+  if (!flashApplies(q, k, v, run_start)) return std::nullopt;
+#if STUDIO_FLASH_ATTENTION && STUDIO_TORCH_AT_LEAST(2, 1)
+  const auto dtype = attentionDtype(q, k, v);
+  // Keys after the last query are masked: the bottom-right mask needs them left out.
+  const std::int64_t keys = *run_start + q.size(2);
+  const Tensor qq = q.to(dtype), kk = k.narrow(2, 0, keys).to(dtype), vv = v.narrow(2, 0, keys).to(dtype);
+  if (spanKernelApplies(qq, kk, vv)) {
+    auto outputs = SpanAttentionFunction::apply(qq, kk, vv, *run_start, scale);
+    return AttentionOutput{outputs[0], outputs[1]};
+  }
+  return flashForward(qq, kk, vv, scale);
+#else
+  return std::nullopt;
+#endif
+}
+
+}  // namespace studio::model

@@ -1,0 +1,39 @@
+#pragma once
+// Which attention runs where. On CUDA, with libtorch ≥ 2.1, bf16/f16 tensors and head dimensions
+// flash attention takes (a multiple of 8, at most 256), attention whose queries sit at one run of
+// consecutive positions p0 … p0+T−1 runs on libtorch's fused flash-attention kernel (FA2): its
+// causal mask is aligned to the bottom right, so over keys [0, p0+T) it is exactly "query i sees
+// keys ≤ p0+i", and it returns the log-sum-exp the probes need. That covers the chunked prefill,
+// decode steps over one cache segment, training and qTTT's span step, whose backward is flash's
+// own (dK and dV included). With STUDIO_SPAN_BACKWARD=kernel in the environment, when only q
+// needs a gradient (qTTT's span over a frozen cache) and the CUDA kernels are built, the backward
+// is the dQ-only kernel of kernels/span_attention_backward.cu instead: fewer FLOPs, but measured
+// slower than flash's backward so far (docs/gpu.md), hence not the default.
+// Everything else — the CPU, f32 (the reference path), scattered positions — runs
+// causalAttention's chunked composition. STUDIO_ATTENTION=chunked in the environment forces the
+// chunked path everywhere (for comparisons).
+
+#include <optional>
+
+#include "core/model/attention_kernel.h"
+
+namespace studio::model {
+
+// The attention of causalAttention() on the fused path, or nullopt when that path does not apply
+// (the caller then runs causalAttention). `run_start`: the first of the queries' consecutive
+// positions when known on the host (ForwardContext::position_run_start); without it the fused
+// path is not taken, so that no position is read back from the device.
+std::optional<AttentionOutput> fusedAttention(const torch::Tensor& q, const torch::Tensor& k,
+                                              const torch::Tensor& v,
+                                              std::optional<std::int64_t> run_start, double scale);
+
+// The first position when `host_positions` ([T] int64 on the CPU) is start, start+1, …;
+// nullopt otherwise or when the tensor lives on a device.
+std::optional<std::int64_t> positionRunStart(const torch::Tensor& host_positions);
+
+// Which path fusedAttention would take for these tensors: "flash", "flash + span dQ kernel" or
+// "chunked" (for logs and benchmarks).
+const char* attentionPathName(const torch::Tensor& q, const torch::Tensor& k,
+                              const torch::Tensor& v, std::optional<std::int64_t> run_start);
+
+}  // namespace studio::model

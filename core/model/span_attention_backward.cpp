@@ -1,0 +1,111 @@
+#include "core/model/span_attention_backward.h"
+
+#include "core/common/error.h"
+
+#if defined(STUDIO_HAVE_CUDA_KERNELS)
+#include "kernels/span_attention_backward.h"
+#endif
+
+namespace studio::model {
+
+using torch::Tensor;
+
+#if defined(STUDIO_HAVE_CUDA_KERNELS)
+
+namespace {
+
+constexpr std::int64_t kQueryTile = 16;
+constexpr std::int64_t kKeyBlock = 32;
+// Enough blocks to fill a large GPU several times over (an H100 has 132 SMs).
+constexpr std::int64_t kTargetBlocks = 528;
+
+// [B, H, n, ...] padded with `fill` to n_pad rows along dim 2.
+Tensor padRows(const Tensor& t, std::int64_t n_pad, torch::ScalarType dtype, double fill) {
+  auto shape = t.sizes().vec();
+  shape[2] = n_pad;
+  Tensor padded = torch::full(shape, fill, t.options().dtype(dtype));
+  padded.narrow(2, 0, t.size(2)).copy_(t);
+  return padded;
+}
+
+// k or v as the kernel reads them: bf16, rows of D contiguous, 16-byte aligned.
+Tensor kernelKeys(const Tensor& t) {
+  const auto D = t.size(3);
+  const bool usable = t.scalar_type() == torch::kBFloat16 && t.stride(3) == 1 && t.stride(2) == D &&
+                      t.stride(1) % 8 == 0 && t.stride(0) % 8 == 0 &&
+                      reinterpret_cast<std::uintptr_t>(t.data_ptr()) % 16 == 0;
+  return usable ? t : t.to(torch::kBFloat16).contiguous();
+}
+
+}  // namespace
+
+bool spanBackwardAvailable(const Tensor& q, const Tensor& k) {
+  return q.is_cuda() && q.dim() == 4 && k.dim() == 4 && q.size(1) % k.size(1) == 0 &&
+         kernels::spanBackwardSupported(static_cast<int>(q.size(3)),
+                                        static_cast<int>(q.size(1) / k.size(1)));
+}
+
+Tensor spanAttentionDq(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& out,
+                       const Tensor& lse, const Tensor& d_out, const Tensor& positions,
+                       double scale) {
+  if (!spanBackwardAvailable(q, k)) {
+    throwError(ErrorKind::Internal, "", "span attention", "the dQ kernel does not take these shapes");
+  }
+  torch::NoGradGuard no_grad;
+  const auto B = q.size(0), Hq = q.size(1), n = q.size(2), D = q.size(3);
+  const auto Hkv = k.size(1), S = k.size(2);
+  const std::int64_t n_pad = (n + kQueryTile - 1) / kQueryTile * kQueryTile;
+  // δ_i = Σ_d dO_id · O_id in float32: [B, Hq, n]
+  const Tensor delta = (d_out.to(torch::kFloat32) * out.to(torch::kFloat32)).sum(-1);
+  const Tensor q_pad = padRows(q, n_pad, torch::kBFloat16, 0.0);                    // [B,Hq,n_pad,D]
+  const Tensor d_out_pad = padRows(d_out, n_pad, torch::kBFloat16, 0.0);            // [B,Hq,n_pad,D]
+  const Tensor lse_pad = padRows(lse.unsqueeze(-1), n_pad, torch::kFloat32, 0.0);   // [B,Hq,n_pad,1]
+  const Tensor delta_pad = padRows(delta.unsqueeze(-1), n_pad, torch::kFloat32, 0.0);
+  Tensor positions_pad = torch::full({n_pad}, -1, positions.options().dtype(torch::kInt64).device(q.device()));
+  positions_pad.narrow(0, 0, n).copy_(positions);
+  const Tensor k_in = kernelKeys(k), v_in = kernelKeys(v);
+  if (k_in.strides() != v_in.strides()) {
+    throwError(ErrorKind::Internal, "", "span attention", "keys and values differ in layout");
+  }
+  const std::int64_t blocks = B * Hkv * (n_pad / kQueryTile);
+  const std::int64_t key_blocks = (S + kKeyBlock - 1) / kKeyBlock;
+  const std::int64_t splits = std::clamp<std::int64_t>(kTargetBlocks / blocks, 1, key_blocks);
+  Tensor partial = torch::empty({splits, B, Hq, n_pad, D}, q.options().dtype(torch::kFloat32));
+
+  kernels::SpanBackwardArgs args;
+  args.q = q_pad.data_ptr();
+  args.d_out = d_out_pad.data_ptr();
+  args.k = k_in.data_ptr();
+  args.v = v_in.data_ptr();
+  args.batch_stride = k_in.stride(0);
+  args.head_stride = k_in.stride(1);
+  args.lse = lse_pad.data_ptr<float>();
+  args.delta = delta_pad.data_ptr<float>();
+  args.positions = positions_pad.data_ptr<std::int64_t>();
+  args.d_q_partial = partial.data_ptr<float>();
+  args.batch = static_cast<int>(B);
+  args.q_heads = static_cast<int>(Hq);
+  args.kv_heads = static_cast<int>(Hkv);
+  args.n_pad = static_cast<int>(n_pad);
+  args.keys = static_cast<int>(S);
+  args.dim = static_cast<int>(D);
+  args.splits = static_cast<int>(splits);
+  args.scale = static_cast<float>(scale);
+  const std::string error = kernels::spanAttentionBackwardDq(args, nullptr);
+  if (!error.empty()) throwError(ErrorKind::Internal, "", "span attention", error);
+  return partial.sum(0).narrow(2, 0, n).mul_(scale).to(q.scalar_type());
+}
+
+#else
+
+bool spanBackwardAvailable(const Tensor&, const Tensor&) { return false; }
+
+Tensor spanAttentionDq(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+                       const Tensor&, const Tensor&, double) {
+  throwError(ErrorKind::Unsupported, "", "span attention",
+             "this build has no CUDA kernels (it needs nvcc and a CUDA libtorch)");
+}
+
+#endif
+
+}  // namespace studio::model

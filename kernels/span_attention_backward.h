@@ -1,0 +1,39 @@
+#pragma once
+// dQ of causal attention for a span of queries over a frozen key/value cache (qTTT's step): the
+// cache is never trained, so neither dK nor dV is computed. Plain C++ entry point; the tensors are
+// raw device pointers in the layouts below, the launch goes on `stream` (a cudaStream_t, or
+// nullptr for the legacy default stream that libtorch also uses unless told otherwise).
+
+#include <cstdint>
+
+namespace studio::kernels {
+
+struct SpanBackwardArgs {
+  // q, d_out: [B, Hq, n_pad, D] bf16, contiguous; n_pad a multiple of 16, rows past n zero.
+  const void* q = nullptr;
+  const void* d_out = nullptr;
+  // k, v: [B, Hkv, S, D] bf16; element (b, h, j, d) at b·batch_stride + h·head_stride + j·D + d.
+  const void* k = nullptr;
+  const void* v = nullptr;
+  std::int64_t batch_stride = 0, head_stride = 0;
+  // lse, delta: [B, Hq, n_pad] float32: each query's log-sum-exp of the scaled logits over the keys it
+  // sees, and δ_i = Σ_d dO_id · O_id.
+  const float* lse = nullptr;
+  const float* delta = nullptr;
+  // positions: [n_pad] int64, query i sees keys j ≤ positions[i]; −1 on padding rows (they see nothing).
+  const std::int64_t* positions = nullptr;
+  // d_q_partial: [splits, B, Hq, n_pad, D] float32, written entirely: the sum over splits is
+  // Σ_j dS_ij · k_j (the caller multiplies by scale).
+  float* d_q_partial = nullptr;
+  int batch = 0, q_heads = 0, kv_heads = 0, n_pad = 0, keys = 0, dim = 0, splits = 1;
+  float scale = 1.0f;
+};
+
+// True when the kernel handles this head dimension and group size (D ∈ {32, 64, 128, 256},
+// Hq / Hkv ≤ 8); the caller uses another path otherwise.
+bool spanBackwardSupported(int dim, int groups);
+
+// Launches the kernel; returns an empty string, or the CUDA error's text.
+const char* spanAttentionBackwardDq(const SpanBackwardArgs& args, void* stream);
+
+}  // namespace studio::kernels
