@@ -4,8 +4,10 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <thread>
 
+#include "app/cli/device_memory.h"
 #include "core/common/error.h"
 #include "core/common/torch_compat.h"
 #include "core/model/checkpoint_writer.h"
@@ -13,6 +15,8 @@
 namespace studio::cli {
 
 namespace {
+
+const char* const kShapes = "small, 20m, 20m-ttt-linear, 20m-ttt-mlp, 1.7b, 4b";
 
 std::int64_t heapBytesInUse() {
   const struct mallinfo2 info = mallinfo2();
@@ -31,6 +35,16 @@ model::ModelConfig shapeConfig(const std::string& shape) {
     json.update({{"vocab_size", 151936}, {"hidden_size", 2048}, {"intermediate_size", 6144},
                  {"num_hidden_layers", 28}, {"num_attention_heads", 16},
                  {"num_key_value_heads", 8}, {"head_dim", 128}, {"tie_word_embeddings", true}});
+  } else if (shape == "4b") {
+    json.update({{"vocab_size", 151936}, {"hidden_size", 2560}, {"intermediate_size", 9728},
+                 {"num_hidden_layers", 36}, {"num_attention_heads", 32},
+                 {"num_key_value_heads", 8}, {"head_dim", 128}, {"tie_word_embeddings", true}});
+  } else if (shape == "small") {
+    // bench qttt's default: runs 16k tokens on a CPU in seconds (~3.4M parameters).
+    json.update({{"vocab_size", 1024}, {"hidden_size", 256}, {"intermediate_size", 768},
+                 {"num_hidden_layers", 4}, {"num_attention_heads", 4},
+                 {"num_key_value_heads", 2}, {"head_dim", 64}, {"tie_word_embeddings", true},
+                 {"max_position_embeddings", 65536}, {"torch_dtype", "float32"}});
   } else if (shape == "20m-ttt-linear" || shape == "20m-ttt-mlp") {
     // The 20m shape's width and depth with TTT layers (ttt-lm-pytorch's layout).
     json = {{"model_type", "ttt"}, {"vocab_size", 8192}, {"hidden_size", 512},
@@ -40,8 +54,7 @@ model::ModelConfig shapeConfig(const std::string& shape) {
             {"ttt_layer_type", shape == "20m-ttt-mlp" ? "mlp" : "linear"},
             {"ttt_base_lr", shape == "20m-ttt-mlp" ? 0.1 : 1.0}, {"mini_batch_size", 16}};
   } else {
-    throwArgument("--shape", "unknown shape '" + shape +
-                                 "' (known: 20m, 20m-ttt-linear, 20m-ttt-mlp, 1.7b)");
+    throwArgument("--shape", "unknown shape '" + shape + "' (known: " + kShapes + ")");
   }
   return model::ModelConfig::fromJson(json);
 }
@@ -100,7 +113,8 @@ void addBenchModelOptions(CLI::App* command, BenchModelOptions& options) {
   command->add_option("--model", options.model.model,
                       "Model folder; without it, random weights of --shape");
   command->add_option("--shape", options.shape,
-                      "Random model shape: 20m, 20m-ttt-linear, 20m-ttt-mlp or 1.7b")
+                      std::string("Random model shape (without --model): ") + kShapes +
+                          " (1.7b and 4b: Qwen3-1.7B's and Qwen3-4B's shapes)")
       ->capture_default_str();
   command->add_option("--device", options.model.device, "cpu or cuda")
       ->check(CLI::IsMember({"cpu", "cuda"}))
@@ -109,13 +123,75 @@ void addBenchModelOptions(CLI::App* command, BenchModelOptions& options) {
       ->check(CLI::IsMember({"f32", "bf16", "f16"}));
 }
 
-std::shared_ptr<model::LoadedModel> loadBenchModel(const BenchModelOptions& options) {
+std::shared_ptr<model::LoadedModel> loadBenchModel(const BenchModelOptions& options,
+                                                   std::uint64_t seed) {
   model::LoadOptions load;
   load.device = options.model.device;
   load.dtype = options.model.dtype;
   if (!options.model.model.empty()) return model::loadModel(options.model.model, load);
   const model::ModelConfig config = shapeConfig(options.shape);
-  return model::buildModel(config, model::randomTensors(config, 0), load);
+  // Drawn where the model will live, in its dtype: a 4B model drawn in float32 on the CPU and
+  // converted would take 16 GB and about a minute before a GPU bench could start.
+  const torch::Device device = model::parseDevice(load.device);
+  const torch::Dtype dtype = model::parseDtype(load.dtype, device);
+  return model::buildModel(config, model::randomTensors(config, seed, dtype, device), load);
+}
+
+std::string benchModelName(const BenchModelOptions& options) {
+  return options.model.model.empty() ? "random " + options.shape : options.model.model;
+}
+
+std::vector<std::int64_t> checkedLengths(const std::vector<std::int64_t>& lengths,
+                                         const std::string& option, std::int64_t minimum) {
+  if (lengths.empty()) throwArgument(option, "give at least one length");
+  for (const std::int64_t length : lengths) {
+    if (length < minimum) {
+      throwArgument(option, "each length must be at least " + std::to_string(minimum) + " (got " +
+                                std::to_string(length) + ")");
+    }
+  }
+  return lengths;
+}
+
+PhaseMemory measurePhase(const torch::Device& device, const std::function<void()>& timed,
+                         const std::function<void()>& untimed) {
+  PhaseMemory memory;
+  if (device.is_cuda()) {
+    if (const auto peak = devicePeakDuring(device, timed)) {
+      memory.extra_bytes = static_cast<double>(peak->extra());
+      memory.device_peak_bytes = static_cast<double>(peak->peak_bytes);
+    }
+    return memory;
+  }
+  timed();
+  if (untimed) memory.extra_bytes = peakHeapBytesDuring(untimed);
+  return memory;
+}
+
+std::string memorySource(const torch::Device& device) {
+  if (!device.is_cuda()) {
+    return "host heap (glibc) above the level before each phase, from an untimed run; no device "
+           "figures on the CPU";
+  }
+  const std::string missing = devicePeakUnavailableReason(device);
+  if (!missing.empty()) return "none: " + missing;
+  return "CUDA caching allocator (bytes held by live tensors, not its cache): *_peak_bytes above "
+         "the level before each phase, *_peak_device_bytes in all, weights included";
+}
+
+nlohmann::json jsonNumber(const std::optional<double>& value) {
+  return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+}
+
+std::string formatBytes(const std::optional<double>& bytes) {
+  if (!bytes) return "n/a";
+  char text[32];
+  if (*bytes >= 1024.0 * 1048576) {
+    std::snprintf(text, sizeof(text), "%.2f GiB", *bytes / (1024.0 * 1048576));
+  } else {
+    std::snprintf(text, sizeof(text), "%.1f MiB", *bytes / 1048576);
+  }
+  return text;
 }
 
 }  // namespace studio::cli

@@ -4,7 +4,11 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "app/cli/model_options.h"
 #include "core/model/model_loader.h"
@@ -21,16 +25,42 @@ double matmulGflops(const torch::Device& device, std::int64_t n = 2048);
 double peakHeapBytesDuring(const std::function<void()>& body);
 
 // A model folder (--model) or, when none is given, random weights of a built-in shape:
-// "20m" (Qwen3 layout, hidden 512, 6 layers, ~23M parameters), "20m-ttt-linear" / "20m-ttt-mlp"
-// (the same width and depth with TTT layers) or "1.7b" (Qwen3-1.7B's shape).
+// "small" (Qwen3 layout, hidden 256, 4 layers, ~3.4M parameters, bench qttt's default), "20m"
+// (hidden 512, 6 layers, ~23M parameters), "20m-ttt-linear" / "20m-ttt-mlp" (the same width and
+// depth with TTT layers), "1.7b" and "4b" (Qwen3-1.7B's and Qwen3-4B's shapes). Random weights are
+// drawn on the target device in the target dtype (randomTensors).
 struct BenchModelOptions {
   ModelOptions model;
   std::string shape = "20m";
 };
 void addBenchModelOptions(CLI::App* command, BenchModelOptions& options);
-std::shared_ptr<model::LoadedModel> loadBenchModel(const BenchModelOptions& options);
+std::shared_ptr<model::LoadedModel> loadBenchModel(const BenchModelOptions& options,
+                                                   std::uint64_t seed = 0);
+// "random 1.7b" or the model folder, for the figures' headers and JSON.
+std::string benchModelName(const BenchModelOptions& options);
+
+// `lengths` when every one is at least `minimum`; otherwise throws Argument naming `option`.
+std::vector<std::int64_t> checkedLengths(const std::vector<std::int64_t>& lengths,
+                                         const std::string& option, std::int64_t minimum);
 
 // Seconds of wall time of `body`, with the device synchronised around it.
 double timeSeconds(const torch::Device& device, const std::function<void()>& body);
+
+// The memory one phase of a bench needed. On a CUDA device: the caching allocator's peak while
+// the timed work itself ran (device_memory.h; reading it does not disturb the timing). On the CPU:
+// the heap above the level before (peakHeapBytesDuring) during one more, untimed run of
+// `untimed`, or nothing when `untimed` is empty.
+struct PhaseMemory {
+  std::optional<double> extra_bytes;        // above the level before the phase
+  std::optional<double> device_peak_bytes;  // the device's whole peak, weights included (CUDA)
+};
+PhaseMemory measurePhase(const torch::Device& device, const std::function<void()>& timed,
+                         const std::function<void()>& untimed = {});
+// What PhaseMemory holds on `device`, for the JSON's "memory" field.
+std::string memorySource(const torch::Device& device);
+// A number or JSON null.
+nlohmann::json jsonNumber(const std::optional<double>& value);
+// "1.23 GiB", "456.7 MiB" or "n/a".
+std::string formatBytes(const std::optional<double>& bytes);
 
 }  // namespace studio::cli

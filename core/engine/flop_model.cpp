@@ -34,6 +34,28 @@ double qtttStepFlops(const FlopShape& s, double T, double k) {
 
 double fullTttStepFlops(const FlopShape& s, double T) { return generationFlops(s, T, 1.2 * T); }
 
+std::optional<double> forwardMatmulFlops(const model::ModelConfig& c, double past,
+                                         double tokens, double logit_rows) {
+  if (c.family != model::ModelFamily::Qwen3 && c.family != model::ModelFamily::Qwen2 &&
+      c.family != model::ModelFamily::Llama) {
+    return std::nullopt;
+  }
+  if (!c.allAttention()) return std::nullopt;
+  const double L = static_cast<double>(c.num_hidden_layers);
+  const double d = static_cast<double>(c.hidden_size);
+  const double hd = static_cast<double>(c.head_dim);
+  const double heads = static_cast<double>(c.num_attention_heads);
+  const double kv_heads = static_cast<double>(c.num_key_value_heads);
+  const double d_ff = static_cast<double>(c.intermediate_size);
+  const double V = static_cast<double>(c.vocab_size);
+  const double per_token_weights = d * hd * (2 * heads + 2 * kv_heads) + 3 * d * d_ff;
+  const double linear = 2 * tokens * L * per_token_weights;
+  const double pairs = tokens * past + tokens * (tokens + 1) / 2;
+  const double attention = L * heads * 4 * hd * pairs;
+  const double head = 2 * V * d * logit_rows;
+  return linear + attention + head;
+}
+
 std::int64_t thinkingTokensForBudget(const FlopShape& s, double T, double budget) {
   if (budget <= 0) return 0;
   double lo = 0, hi = 1;

@@ -1,12 +1,14 @@
 #include "core/model/checkpoint_writer.h"
 
 #include <ATen/CPUGeneratorImpl.h>
+#include <ATen/Context.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
+#include <mutex>
 #include <system_error>
 
 #include "core/common/error.h"
@@ -146,14 +148,24 @@ void writeCheckpoint(const std::string& dir, const ModelConfig& config,
 }
 
 std::map<std::string, torch::Tensor> randomTensors(const ModelConfig& config, std::uint64_t seed,
-                                                   torch::Dtype dtype) {
+                                                   torch::Dtype dtype, const torch::Device& device) {
   config.validate("config.json");
-  at::Generator generator = at::detail::createCPUGenerator(seed);
   if (config.family == ModelFamily::SrTtt) {
+    at::Generator generator = at::detail::createCPUGenerator(seed);
     auto tensors = srTttInitialTensors(config, generator);
-    for (auto& [name, tensor] : tensors) tensor = tensor.to(dtype);
+    for (auto& [name, tensor] : tensors) tensor = tensor.to(device, dtype);
     return tensors;
   }
+  // On the CPU: float32 from a CPU generator, then cast (the same values in every dtype). On a
+  // device: a private copy of its default generator, so the process's own stream is not moved.
+  const bool on_cpu = device.is_cpu();
+  at::Generator generator = on_cpu ? at::detail::createCPUGenerator(seed)
+                                   : at::globalContext().defaultGenerator(device).clone();
+  if (!on_cpu) {
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    generator.set_current_seed(seed);
+  }
+  const auto draw = torch::TensorOptions().device(device).dtype(on_cpu ? torch::kFloat32 : dtype);
   std::map<std::string, torch::Tensor> tensors;
   // std::map iterates in one fixed order, so the same seed gives the same weights.
   for (const auto& [name, shape] : config.expectedTensorShapes()) {
@@ -161,13 +173,13 @@ std::map<std::string, torch::Tensor> randomTensors(const ModelConfig& config, st
     if (isConvolution(name)) {
       // Conv1d's kaiming-uniform default: U(−1/√fan_in, 1/√fan_in), fan_in = the kernel size.
       const double bound = 1.0 / std::sqrt(static_cast<double>(config.ttt.conv_kernel));
-      tensor = torch::rand(shape, generator, torch::kFloat32).mul_(2 * bound).sub_(bound);
+      tensor = torch::rand(shape, generator, draw).mul_(2 * bound).sub_(bound);
     } else if (startsAtZero(name)) {
-      tensor = torch::zeros(shape, torch::kFloat32);
+      tensor = torch::zeros(shape, draw);
     } else if (isNormWeight(name)) {
-      tensor = torch::ones(shape, torch::kFloat32);
+      tensor = torch::ones(shape, draw);
     } else {
-      tensor = torch::randn(shape, generator, torch::kFloat32).mul_(0.02);  // [out, in]
+      tensor = torch::randn(shape, generator, draw).mul_(0.02);  // [out, in]
     }
     tensors[name] = tensor.to(dtype);
   }

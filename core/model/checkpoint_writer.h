@@ -37,8 +37,13 @@ void writeCheckpoint(const std::string& dir, const ModelConfig& config,
 // Every tensor of the architecture, deterministic in `seed`, initialised as transformers and
 // ttt-lm-pytorch do: matrices (and TTT fast weights W_0) normal with std 0.02, norm weights ones,
 // biases and TTT token-factor offsets zeros, causal convolutions Conv1d's uniform default; sr_ttt
-// models as SR-TTT v2 does (sr_ttt_init.h); in `dtype` (drawn in float32, then cast).
+// models as SR-TTT v2 does (sr_ttt_init.h); in `dtype` (drawn in float32, then cast). On another
+// `device` (a GPU) the tensors are drawn there, directly in `dtype`, from that device's generator
+// seeded with `seed` (billions of parameters in well under a second instead of minutes on the
+// CPU); the values then differ from the CPU's for the same seed. SR-TTT models are always drawn on
+// the CPU and moved.
 std::map<std::string, torch::Tensor> randomTensors(const ModelConfig& config, std::uint64_t seed,
-                                                   torch::Dtype dtype = torch::kFloat32);
+                                                   torch::Dtype dtype = torch::kFloat32,
+                                                   const torch::Device& device = torch::kCPU);
 
 }  // namespace studio::model

@@ -4,6 +4,10 @@
 
 namespace studio::model {
 
+std::int64_t defaultPrefillChunk(const torch::Device& device) {
+  return device.is_cuda() ? 8192 : 512;
+}
+
 torch::Tensor prefill(CausalLMImpl& lm, ModelState& state, const std::vector<std::int64_t>& ids,
                       const PrefillOptions& options) {
   if (ids.empty()) throwArgument("prompt", "nothing to prefill");
@@ -16,7 +20,7 @@ torch::Tensor prefill(CausalLMImpl& lm, ModelState& state, const std::vector<std
   torch::NoGradGuard no_grad;
   const auto total = static_cast<std::int64_t>(ids.size());
   state.reserve(state.length() + total);
-  const std::int64_t chunk = std::max<std::int64_t>(1, options.chunk);
+  const std::int64_t chunk = options.chunk > 0 ? options.chunk : defaultPrefillChunk(lm.device());
   torch::Tensor last_hidden;
   for (std::int64_t start = 0; start < total; start += chunk) {
     const std::int64_t end = std::min(total, start + chunk);

@@ -12,8 +12,13 @@
 
 namespace studio::model {
 
+// Tokens per prefill forward when PrefillOptions::chunk is 0: 512 on the CPU, where it bounds
+// activation memory; 8192 on CUDA, where 512-token forwards leave the GPU half idle (Qwen3-1.7B
+// shape, 32k tokens on an H200: MFU 16.6 % at 512, 32.5 % at 8192 for 0.5 GB more; docs/gpu.md).
+std::int64_t defaultPrefillChunk(const torch::Device& device);
+
 struct PrefillOptions {
-  std::int64_t chunk = 512;            // tokens per forward; bounds activation memory
+  std::int64_t chunk = 0;  // tokens per forward (bounds activation memory); 0: defaultPrefillChunk
   ForwardCapture* capture = nullptr;   // e.g. the answer query's q and lse for the probe
   FastWeightLosses* fast_weight_losses = nullptr;  // TTT layers' inner losses per token
   RoutingTrace* routing = nullptr;                 // SR-TTT layers' routing (routing_trace.h)

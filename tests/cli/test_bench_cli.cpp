@@ -1,13 +1,17 @@
 // The benchmark commands run end to end on a tiny model and print their figures (their speed is
 // measured by running them, not asserted here): comma-separated length lists, the qTTT bench's JSON
-// with times and peak heap per phase, and the sessions bench on a small event count.
+// with times and peak heap per phase, the prefill/decode benches' JSON lines with the matmul FLOP
+// count, MFU and bytes per token checked against the model's shape, bad option values, and the
+// sessions bench on a small event count.
 
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "support/run_cli.h"
 #include "support/tiny_model_folder.h"
@@ -60,4 +64,180 @@ TEST_CASE("bench sessions writes the events it is asked for and reopens the sess
   REQUIRE(run.exit_code == 0);
   CHECK(run.out.find("events/s") != std::string::npos);
   CHECK(run.out.find("list 2 runs") != std::string::npos);
+}
+
+namespace {
+
+// The JSON objects of a --json bench run, one per line.
+std::vector<json> jsonLines(const std::string& out) {
+  std::vector<json> lines;
+  std::size_t start = 0;
+  while (start < out.size()) {
+    std::size_t end = out.find('\n', start);
+    if (end == std::string::npos) end = out.size();
+    const std::string line = out.substr(start, end - start);
+    if (!line.empty()) lines.push_back(json::parse(line));
+    start = end + 1;
+  }
+  return lines;
+}
+
+double approx(double expected, double actual) {
+  return std::abs(actual - expected) / std::max(1.0, std::abs(expected));
+}
+
+}  // namespace
+
+TEST_CASE("bench prefill runs every length of --tokens and gives MFU against --peak-tflops",
+          "[cli][bench]") {
+  TinyModelFolder model("bench-prefill");
+  const auto run = runCli("bench prefill --model '" + model.path() +
+                          "' --tokens 32,64 --peak-tflops 2 --peak-gbps 5 --json");
+  INFO(run.out << run.err);
+  REQUIRE(run.exit_code == 0);
+  const auto rows = jsonLines(run.out);
+  REQUIRE(rows.size() == 2);
+  const auto& c = model.config();
+  const double L = c.num_hidden_layers, d = c.hidden_size, hd = c.head_dim;
+  const double H = c.num_attention_heads, KV = c.num_key_value_heads;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const json& row = rows[i];
+    const double T = i == 0 ? 32 : 64;
+    CHECK(row["bench"] == "prefill");
+    CHECK(row["tokens"] == static_cast<int>(T));
+    // Projections and MLP for every token, causal QKᵀ and PV, the LM head for one row.
+    const double expected = 2 * T * L * (d * hd * (2 * H + 2 * KV) + 3 * d * c.intermediate_size) +
+                            L * H * 4 * hd * T * (T + 1) / 2 + 2.0 * c.vocab_size * d;
+    CHECK(approx(expected, row["prefill_flops"].get<double>()) < 1e-12);
+    CHECK(row["flop_count"].get<std::string>().find("causal QK^T and PV") != std::string::npos);
+    const double tflops = row["prefill_flops"].get<double>() / row["prefill_seconds"].get<double>() / 1e12;
+    CHECK(approx(tflops, row["prefill_tflops_per_s"].get<double>()) < 1e-9);
+    CHECK(row["peak_tflops"] == 2);
+    CHECK(approx(tflops / 2, row["mfu"].get<double>()) < 1e-9);
+    // No device figures on the CPU, and the JSON says so.
+    CHECK(row["prefill_peak_device_bytes"].is_null());
+    CHECK(row["memory"].get<std::string>().find("CPU") != std::string::npos);
+    CHECK(row["kv_cache_bytes"].get<double>() == L * 2 * KV * hd * 4 * T);
+  }
+  // Without a peak, no MFU; the human line names the count.
+  const auto human = runCli("bench prefill --model '" + model.path() + "' --tokens 32");
+  INFO(human.err);
+  REQUIRE(human.exit_code == 0);
+  CHECK(human.out.find("prefill 32 tokens:") != std::string::npos);
+  CHECK(human.out.find("TFLOP/s of matmul FLOPs") != std::string::npos);
+  CHECK(human.out.find(", MFU") == std::string::npos);
+}
+
+TEST_CASE("bench decode gives bytes per token and the fraction of --peak-gbps", "[cli][bench]") {
+  TinyModelFolder model("bench-decode");
+  const auto run = runCli("bench decode --model '" + model.path() +
+                          "' --tokens 40,80 --decode-tokens 4 --peak-gbps 10 --json");
+  INFO(run.out << run.err);
+  REQUIRE(run.exit_code == 0);
+  const auto rows = jsonLines(run.out);
+  REQUIRE(rows.size() == 2);
+  const auto& c = model.config();
+  const double kv_per_position =
+      static_cast<double>(c.num_hidden_layers) * 2 * c.num_key_value_heads * c.head_dim * 4;
+  double weights = static_cast<double>(c.parameterCount()) * 4;
+  if (!c.tie_word_embeddings) weights -= static_cast<double>(c.vocab_size - 1) * c.hidden_size * 4;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const json& row = rows[i];
+    const double T = i == 0 ? 40 : 80;
+    CHECK(row["bench"] == "decode");
+    CHECK(row["tokens"] == static_cast<int>(T));
+    CHECK(row["decode_tokens"] == 4);
+    // One untimed step, then 4 timed ones attending over T+2 … T+5 keys.
+    CHECK(row["decode_mean_context"].get<double>() == T + 3.5);
+    CHECK(row["weight_bytes_per_token"].get<double>() == weights);
+    CHECK(row["kv_bytes_per_position"].get<double>() == kv_per_position);
+    CHECK(row["bytes_per_token"].get<double>() == weights + kv_per_position * (T + 3.5));
+    const double gbps = row["bytes_per_token"].get<double>() * row["decode_tokens_per_s"].get<double>() / 1e9;
+    CHECK(approx(gbps, row["decode_gbps"].get<double>()) < 1e-9);
+    CHECK(approx(gbps / 10, row["bandwidth_fraction"].get<double>()) < 1e-9);
+    CHECK(row["prefill_seconds"].get<double>() > 0);
+  }
+  const auto human = runCli("bench decode --model '" + model.path() +
+                            "' --tokens 40 --decode-tokens 2 --peak-gbps 10");
+  INFO(human.err);
+  REQUIRE(human.exit_code == 0);
+  CHECK(human.out.find("decode 2 tokens after 40:") != std::string::npos);
+  CHECK(human.out.find("% of 10 GB/s") != std::string::npos);
+}
+
+namespace {
+
+struct BadOption {
+  std::string arguments;
+  std::string option;  // the error must name it
+};
+
+void checkRefused(const std::vector<BadOption>& cases) {
+  for (const auto& c : cases) {
+    INFO(c.arguments);
+    const auto run = runCli(c.arguments);
+    INFO(run.out << run.err);
+    CHECK(run.exit_code == 2);
+    CHECK(run.err.find(c.option) != std::string::npos);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("bench prefill and decode refuse bad lengths and peaks, naming the option",
+          "[cli][bench]") {
+  // Checked before any model is built: no --model needed.
+  checkRefused({{"bench prefill --tokens 0", "--tokens"},
+                {"bench prefill --tokens 32,-5", "--tokens"},
+                {"bench prefill --tokens 32,abc", "--tokens"},
+                {"bench prefill --peak-tflops -1", "--peak-tflops"},
+                {"bench prefill --peak-tflops fast", "--peak-tflops"},
+                {"bench decode --tokens 32 --decode-tokens 0", "--decode-tokens"},
+                {"bench decode --tokens 32 --peak-gbps -3", "--peak-gbps"}});
+}
+
+TEST_CASE("bench probe and qttt refuse bad lengths and counts, and every bench an unknown shape",
+          "[cli][bench]") {
+  checkRefused({{"bench prefill --shape 7b --tokens 32", "--shape"},
+                {"bench probe --lengths 128,8", "--lengths"},
+                {"bench qttt --lengths 64 --naive-steps -1", "--naive-steps"},
+                {"bench qttt --lengths 1", "--lengths"}});
+}
+
+TEST_CASE("bench probe prints one JSON object per length with the window and memory figures",
+          "[cli][bench]") {
+  TinyModelFolder model("bench-probe-json");
+  const auto run = runCli("bench probe --model '" + model.path() + "' --lengths 64,600 --json");
+  INFO(run.out << run.err);
+  REQUIRE(run.exit_code == 0);
+  const auto rows = jsonLines(run.out);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0]["context"] == 64);
+  CHECK(rows[1]["context"] == 600);
+  for (const auto& row : rows) {
+    CHECK(row["probe_over_prefill"].get<double>() > 0);
+    // Shorter than 1,024 keys: the whole context, and at most 512 queries.
+    CHECK(row["window_keys"] == row["context"]);
+    CHECK(row["window_queries"] == std::min<int>(512, row["context"].get<int>()));
+    CHECK(row["probe_peak_bytes"].is_number());
+    CHECK(row["probe_peak_device_bytes"].is_null());
+    CHECK(row["kv_cache_bytes"].get<double>() > 0);
+  }
+}
+
+TEST_CASE("bench qttt takes the bench shapes and can leave the naive baseline out",
+          "[cli][bench]") {
+  const auto run = runCli("bench qttt --shape 20m --lengths 96 --span 16 --steps 1 "
+                          "--naive-steps 0 --json");
+  INFO(run.out << run.err);
+  REQUIRE(run.exit_code == 0);
+  const json out = json::parse(run.out);
+  CHECK(out["model"] == "random 20m");
+  const json& row = out.at("lengths").at(0);
+  CHECK(row["context"] == 96);
+  CHECK(row["naive_step_seconds"].is_null());
+  CHECK(row["speedup"].is_null());
+  CHECK(row["naive_step_note"] == "not run (--naive-steps 0)");
+  CHECK(row["step_over_prefill"].get<double>() > 0);
+  CHECK(row["qttt_step_peak_device_bytes"].is_null());
 }

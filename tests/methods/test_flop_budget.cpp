@@ -71,3 +71,46 @@ TEST_CASE("methods sized to one budget spend at most it, and nearly all of it",
   CHECK(std::abs(think.get<double>() - 8400) < 840);
   CHECK(engine::MethodRegistry::instance().get("in_context").extraFlops(shape, T, {}) == 0);
 }
+
+TEST_CASE("the matmul FLOP count MFU uses: every projection, causal attention and the LM head",
+          "[methods][flops]") {
+  // Qwen3-1.7B's shape: L = 28, d = 2048, 16 heads and 8 kv heads of 128, d_ff = 6144.
+  const auto config = model::ModelConfig::fromJson(
+      {{"model_type", "qwen3"}, {"vocab_size", 151936}, {"hidden_size", 2048},
+       {"intermediate_size", 6144}, {"num_hidden_layers", 28}, {"num_attention_heads", 16},
+       {"num_key_value_heads", 8}, {"head_dim", 128}, {"tie_word_embeddings", true},
+       {"rms_norm_eps", 1e-6}, {"rope_theta", 1e6}, {"max_position_embeddings", 40960}});
+  const double T = 8192;
+  const auto prefill = engine::forwardMatmulFlops(config, 0, T, 1);
+  REQUIRE(prefill);
+  // Per token and layer: q and o 2·2048·2048, k and v 2·2048·1024, gate/up/down 3·2048·6144
+  // multiply-adds; 2 FLOPs each.
+  const double weights = 2 * 28 * (2.0 * 2048 * 2048 + 2.0 * 2048 * 1024 + 3.0 * 2048 * 6144);
+  // QKᵀ and PV: 2·128 FLOPs each per head and (query, key) pair, T(T+1)/2 pairs under the mask.
+  const double attention = 28 * 16 * 4 * 128 * (T * (T + 1) / 2);
+  const double head = 2.0 * 151936 * 2048;
+  CHECK(*prefill == Approx(weights * T + attention + head).epsilon(1e-12));
+  // With heads·head_dim = d, App. 10's quadratic term is the same causal attention work (up to
+  // T² against T(T+1)); its per-token term counts each weight once and no gate matrix.
+  const auto shape = engine::FlopShape::of(config);
+  CHECK(shape.cQuad() * T * T == Approx(attention).epsilon(1.0 / T));
+  CHECK(engine::prefillFlops(shape, T) < 0.6 * *prefill);
+  // One decode step after 100 cached tokens: the same weights, 101 keys, the LM head.
+  const auto step = engine::forwardMatmulFlops(config, 100, 1, 1);
+  REQUIRE(step);
+  CHECK(*step == Approx(weights + 28 * 16 * 4 * 128 * 101.0 + head).epsilon(1e-12));
+  // Prefill in two pieces costs what it costs in one (less the first piece's LM head row).
+  const auto first = engine::forwardMatmulFlops(config, 0, 3000, 0);
+  const auto rest = engine::forwardMatmulFlops(config, 3000, T - 3000, 1);
+  CHECK(*first + *rest == Approx(*prefill).epsilon(1e-12));
+}
+
+TEST_CASE("the matmul FLOP count is only given for all-attention models", "[methods][flops]") {
+  nlohmann::json ttt = {{"model_type", "ttt"}, {"vocab_size", 259}, {"hidden_size", 32},
+                        {"intermediate_size", 64}, {"num_hidden_layers", 2},
+                        {"num_attention_heads", 4}, {"rms_norm_eps", 1e-6},
+                        {"max_position_embeddings", 256}, {"ttt_layer_type", "linear"},
+                        {"mini_batch_size", 16}};
+  const auto config = model::ModelConfig::fromJson(ttt);
+  CHECK_FALSE(engine::forwardMatmulFlops(config, 0, 64, 1).has_value());
+}

@@ -161,3 +161,21 @@ TEST_CASE("forward: GQA equals the same model with its key-value heads repeated"
   CHECK(torch::allclose(model_test::fullLogits(*gqa->lm, ids), model_test::fullLogits(*mha->lm, ids),
                         1e-5, 1e-5));
 }
+
+TEST_CASE("forward: the prefill chunk defaults to the device's (512 on the CPU, 8192 on CUDA)",
+          "[model]") {
+  CHECK(model::defaultPrefillChunk(torch::Device(torch::kCPU)) == 512);
+  CHECK(model::defaultPrefillChunk(torch::Device(torch::kCUDA, 0)) == 8192);
+  const auto loaded = model::loadModel(fixtureModel("qwen3-tiny"));
+  const Reference reference = readReference(fixtureModel("qwen3-tiny"));
+  torch::NoGradGuard no_grad;
+  model::ModelState by_default(loaded->lm->numLayers()), explicit_chunk(loaded->lm->numLayers());
+  model::PrefillOptions options;
+  std::int64_t chunks = 0;
+  options.progress = [&](std::int64_t, std::int64_t) { return ++chunks > 0; };
+  const auto logits = model::prefill(*loaded->lm, by_default, reference.ids, options);
+  CHECK(chunks == (static_cast<std::int64_t>(reference.ids.size()) + 511) / 512);
+  options.chunk = 5;
+  CHECK(torch::allclose(model::prefill(*loaded->lm, explicit_chunk, reference.ids, options), logits,
+                        1e-5, 1e-5));
+}
