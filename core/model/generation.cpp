@@ -5,6 +5,7 @@
 
 #include "core/common/error.h"
 #include "core/model/inference.h"
+#include "core/model/undecodable_ids.h"
 #include "core/tokenizer/stream_decoder.h"
 
 namespace studio::model {
@@ -50,6 +51,10 @@ Generation generate(CausalLMImpl& lm, ModelState& state, torch::Tensor logits, S
   Generation out;
   std::unique_ptr<tokenizer::StreamDecoder> decoder;
   if (tokenizer) decoder = std::make_unique<tokenizer::StreamDecoder>(tokenizer);
+  // Ids past the tokenizer's vocabulary (a padded embedding) are never sampled: decoding one
+  // would end the run and lose its answer.
+  const torch::Tensor undecodable =
+      tokenizer ? undecodableIds(*tokenizer, logits.size(-1), logits.device()) : torch::Tensor();
   std::size_t longest_stop = 0;
   for (const auto& s : stop.stop_strings) longest_stop = std::max(longest_stop, s.size());
 
@@ -60,7 +65,7 @@ Generation generate(CausalLMImpl& lm, ModelState& state, torch::Tensor logits, S
     }
     GeneratedToken token;
     token.index = index;
-    token.id = sampler.sample(logits);
+    token.id = sampler.sample(withoutUndecodable(logits, undecodable));
     token.logprob = tokenLogProb(logits, token.id);
     if (decoder) token.text = decoder->push(token.id);
     out.ids.push_back(token.id);

@@ -69,6 +69,10 @@ class Tokenizer {
   std::optional<std::int64_t> tokenId(std::string_view token) const;
 
   bool isSpecial(std::int64_t id) const;
+  // Whether `id` is a token of this vocabulary (tokenBytes and decode accept it).
+  bool knows(std::int64_t id) const {
+    return id >= 0 && id < vocabSize() && (m_flags[static_cast<std::size_t>(id)] & kUsed);
+  }
   // One past the largest id (model vocabulary and added tokens).
   std::int64_t vocabSize() const { return static_cast<std::int64_t>(m_spellings.size()); }
   const std::vector<AddedToken>& addedTokens() const { return m_added.tokens(); }
