@@ -1,176 +1,257 @@
 #include "core/document/git_ignore.h"
 
-#include <algorithm>
+#include <bitset>
 #include <vector>
 
 namespace studio::document {
 
 namespace {
 
-// Matches a bracket expression starting at pattern[p] == '['; sets `next` past its ']'. Returns
-// false with next == npos when the class is not closed (then '[' is an ordinary character).
-bool matchClass(std::string_view pattern, std::size_t p, char c, std::size_t& next) {
+using CharSet = std::bitset<256>;
+
+unsigned char byte(char c) { return static_cast<unsigned char>(c); }
+
+// The POSIX classes git's wildmatch knows ("[[:alpha:]]"), in the C locale (ASCII only, as git).
+// Returns false for a name that is not one of them.
+bool addPosixClass(std::string_view name, CharSet& set) {
+  auto add_if = [&set](auto&& predicate) {
+    for (int c = 0; c < 128; ++c)
+      if (predicate(c)) set.set(static_cast<std::size_t>(c));
+  };
+  auto digit = [](int c) { return c >= '0' && c <= '9'; };
+  auto upper = [](int c) { return c >= 'A' && c <= 'Z'; };
+  auto lower = [](int c) { return c >= 'a' && c <= 'z'; };
+  auto alpha = [&](int c) { return upper(c) || lower(c); };
+  auto alnum = [&](int c) { return alpha(c) || digit(c); };
+  auto graph = [](int c) { return c > ' ' && c < 127; };
+  if (name == "alnum") add_if(alnum);
+  else if (name == "alpha") add_if(alpha);
+  else if (name == "blank") add_if([](int c) { return c == ' ' || c == '\t'; });
+  else if (name == "cntrl") add_if([](int c) { return c < ' ' || c == 127; });
+  else if (name == "digit") add_if(digit);
+  else if (name == "graph") add_if(graph);
+  else if (name == "lower") add_if(lower);
+  else if (name == "print") add_if([](int c) { return c >= ' ' && c < 127; });
+  else if (name == "punct") add_if([&](int c) { return graph(c) && !alnum(c); });
+  else if (name == "space") add_if([](int c) { return c == ' ' || (c >= '\t' && c <= '\r'); });
+  else if (name == "upper") add_if(upper);
+  else if (name == "xdigit")
+    add_if([&](int c) { return digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); });
+  else return false;
+  return true;
+}
+
+// Parses the bracket expression starting at pattern[p] == '[' the way git's wildmatch reads it:
+// '!' or '^' first negates; a ']' first is literal; "a-z" ranges (bytes compared unsigned);
+// '\' escapes; "[:name:]" POSIX classes. Returns the position past its closing ']', or npos
+// when the class is not closed (then the '[' is an ordinary character: git's wildmatch would
+// match nothing). `set` gets the bytes the class matches ('/' excluded); `valid` is false for an
+// unknown "[:name:]", with which git's wildmatch matches nothing.
+std::size_t parseClass(std::string_view pattern, std::size_t p, CharSet& set, bool& valid) {
+  constexpr std::size_t npos = std::string_view::npos;
+  const std::size_t n = pattern.size();
+  set.reset();
+  valid = true;
   std::size_t i = p + 1;
   bool negated = false;
-  if (i < pattern.size() && (pattern[i] == '!' || pattern[i] == '^')) {
+  if (i < n && (pattern[i] == '!' || pattern[i] == '^')) {
     negated = true;
     ++i;
   }
-  bool matched = false;
-  bool first = true;
-  while (i < pattern.size() && (pattern[i] != ']' || first)) {
-    first = false;
-    char lo = pattern[i];
-    if (lo == '\\' && i + 1 < pattern.size()) lo = pattern[++i];
-    char hi = lo;
-    if (i + 2 < pattern.size() && pattern[i + 1] == '-' && pattern[i + 2] != ']') {
-      hi = pattern[i + 2];
-      if (hi == '\\' && i + 3 < pattern.size()) {
-        hi = pattern[i + 3];
-        ++i;
+  int prev = -1;  // the previous single character, the low end of a range; -1 after a range
+  for (bool first = true;; first = false, ++i) {
+    if (i >= n) return npos;
+    const char c = pattern[i];
+    if (c == ']' && !first) break;
+    if (c == '\\') {
+      if (++i >= n) return npos;
+      set.set(byte(pattern[i]));
+      prev = byte(pattern[i]);
+    } else if (c == '-' && prev >= 0 && i + 1 < n && pattern[i + 1] != ']') {
+      ++i;
+      if (pattern[i] == '\\' && ++i >= n) return npos;
+      for (int b = prev; b <= byte(pattern[i]); ++b) set.set(static_cast<std::size_t>(b));
+      prev = -1;
+    } else if (c == '[' && i + 1 < n && pattern[i + 1] == ':') {
+      const std::size_t name_start = i + 2;
+      const std::size_t close = pattern.find(']', name_start);
+      if (close == npos) return npos;
+      if (close < name_start + 1 || pattern[close - 1] != ':') {
+        set.set(byte('['));  // not "[:name:]": an ordinary '['
+        prev = byte('[');
+        continue;
       }
-      i += 2;
+      if (!addPosixClass(pattern.substr(name_start, close - 1 - name_start), set)) valid = false;
+      i = close;
+      prev = -1;
+    } else {
+      set.set(byte(c));
+      prev = byte(c);
     }
-    if (c >= lo && c <= hi) matched = true;
-    ++i;
   }
-  if (i >= pattern.size()) {
-    next = std::string_view::npos;
-    return false;
-  }
-  next = i + 1;
-  return matched != negated;
+  if (negated) set.flip();
+  set.reset(byte('/'));
+  return i + 1;
 }
 
-// One element of a glob pattern.
+// One element of a compiled glob pattern.
 struct GlobElement {
   enum class Kind {
-    Literal,       // one character
-    AnyChar,       // '?': one character other than '/'
-    Class,         // "[...]": one character other than '/' in the class starting at `at`
+    Chars,         // one character in `chars` (a literal, '?' or a class)
     Star,          // '*' (a run of them): any run of characters other than '/'
+    AnyRun,        // "**" at the start of a component before an escaped "\/": any run at all
     FoldersSlash,  // "**/" at the start of a component: zero or more whole folders
     Everything,    // "**" ending the pattern at the start of a component: anything below
   };
-  Kind kind = Kind::Literal;
-  char literal = 0;
-  std::size_t at = 0;
+  Kind kind = Kind::Chars;
+  CharSet chars;
 };
 
-std::vector<GlobElement> globElements(std::string_view pattern) {
-  using Kind = GlobElement::Kind;
+struct CompiledGlob {
   std::vector<GlobElement> elements;
+  bool matches_nothing = false;  // git's wildmatch never matches (a trailing '\', a bad class)
+};
+
+CompiledGlob compileGlob(std::string_view pattern) {
+  using Kind = GlobElement::Kind;
+  CompiledGlob glob;
+  auto chars = [&glob](CharSet set) { glob.elements.push_back({Kind::Chars, set}); };
+  const std::size_t n = pattern.size();
   std::size_t p = 0;
-  while (p < pattern.size()) {
+  while (p < n) {
     const char pc = pattern[p];
     if (pc == '*') {
-      const bool double_star = p + 1 < pattern.size() && pattern[p + 1] == '*';
-      const bool at_component_start = p == 0 || pattern[p - 1] == '/';
-      if (double_star && at_component_start) {
-        const std::size_t after = p + 2;
-        if (after == pattern.size()) {
-          elements.push_back({Kind::Everything});
-          return elements;
-        }
-        if (pattern[after] == '/') {
-          elements.push_back({Kind::FoldersSlash});
-          p = after + 1;
-          continue;
-        }
+      // As in git, a run of two or more stars that fills a whole component (or ends the pattern,
+      // or stands before an escaped '/') crosses folders; any other run is one '*'.
+      std::size_t end = p;
+      while (end < n && pattern[end] == '*') ++end;
+      const bool double_star = end - p >= 2 && (p == 0 || pattern[p - 1] == '/');
+      if (double_star && end == n) {
+        glob.elements.push_back({Kind::Everything, CharSet()});
+        return glob;
       }
-      // A single '*' (or a "**" inside a component, which git treats the same).
-      while (p < pattern.size() && pattern[p] == '*') ++p;
-      elements.push_back({Kind::Star});
+      if (double_star && pattern[end] == '/') {
+        glob.elements.push_back({Kind::FoldersSlash, CharSet()});
+        p = end + 1;
+        continue;
+      }
+      if (double_star && pattern[end] == '\\' && end + 1 < n && pattern[end + 1] == '/') {
+        glob.elements.push_back({Kind::AnyRun, CharSet()});
+      } else {
+        glob.elements.push_back({Kind::Star, CharSet()});
+      }
+      p = end;
       continue;
     }
     if (pc == '?') {
-      elements.push_back({Kind::AnyChar});
+      CharSet any;
+      any.set();
+      any.reset(byte('/'));
+      chars(any);
       ++p;
       continue;
     }
     if (pc == '[') {
-      std::size_t next = 0;
-      matchClass(pattern, p, 'a', next);
+      CharSet set;
+      bool valid = true;
+      const std::size_t next = parseClass(pattern, p, set, valid);
       if (next != std::string_view::npos) {
-        elements.push_back({Kind::Class, 0, p});
+        if (!valid) glob.matches_nothing = true;
+        chars(set);
         p = next;
         continue;
       }
-      // An unclosed '[' is literal.
+      // An unclosed '[' is an ordinary character.
     }
-    char literal = pc;
-    if (pc == '\\' && p + 1 < pattern.size()) literal = pattern[++p];
-    elements.push_back({Kind::Literal, literal});
+    if (pc == '\\' && ++p == n) {
+      glob.matches_nothing = true;  // a trailing unescaped '\': git matches nothing
+      return glob;
+    }
+    CharSet one;
+    one.set(byte(pattern[p]));
+    chars(one);
     ++p;
   }
-  return elements;
+  return glob;
 }
 
+// git's rule: trailing spaces are dropped unless escaped with '\' (tabs are kept); a '\' escapes
+// the character after it, so in "a\\ " the space goes and in "a\ " it stays.
 std::string_view trimTrailingSpaces(std::string_view line) {
-  while (!line.empty() && (line.back() == ' ' || line.back() == '\t')) {
-    if (line.size() >= 2 && line[line.size() - 2] == '\\') break;  // "\ " keeps its space
-    line.remove_suffix(1);
+  std::size_t keep = line.size();
+  bool in_spaces = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    if (line[i] == ' ') {
+      if (!in_spaces) keep = i;
+      in_spaces = true;
+      continue;
+    }
+    if (line[i] == '\\' && ++i == line.size()) return line;  // a final '\': keep all
+    in_spaces = false;
   }
-  return line;
+  return in_spaces ? line.substr(0, keep) : line;
 }
 
 }  // namespace
 
 bool globMatch(std::string_view pattern, std::string_view text, std::size_t* steps) {
   // Simulates the pattern as an automaton over the text: `reached[t]` says that the elements so
-  // far can match text[0, t). Each element updates it in one sweep, so matching takes
-  // O(|pattern|·|text|) steps whatever the pattern (no backtracking: "*a*a*a*a*b" is as fast as
-  // any other). `steps` counts the positions the sweeps visit.
+  // far can match text[0, t). Each element rewrites it in one sweep of |text| + 1 constant-time
+  // steps (classes are byte sets built once), so matching takes at most
+  // |pattern|·(|text| + 1) steps whatever the pattern: nothing backtracks, "*a*a*a*a*b" is as fast
+  // as any other. `steps` counts the sweeps' steps.
   using Kind = GlobElement::Kind;
+  const CompiledGlob glob = compileGlob(pattern);
+  if (glob.matches_nothing) return false;
   const std::size_t T = text.size();
   std::vector<char> reached(T + 1, 0), next(T + 1, 0);
   reached[0] = 1;
-  for (const GlobElement& e : globElements(pattern)) {
+  for (const GlobElement& e : glob.elements) {
     if (steps) *steps += T + 1;
-    std::fill(next.begin(), next.end(), 0);
-    bool any = false;
+    bool any = false;  // whether the sweep reached any position
     switch (e.kind) {
       case Kind::Everything:
-        for (std::size_t t = 0; t <= T; ++t) any = any || reached[t];
+        for (std::size_t t = 0; t <= T && !any; ++t) any = reached[t] != 0;
         return any;
       case Kind::Star: {
-        bool open = false;  // some reached position before t with no '/' since
+        bool open = false;  // some reached position at or before t with no '/' since
         for (std::size_t t = 0; t <= T; ++t) {
+          if (t > 0 && text[t - 1] == '/') open = false;
           open = open || reached[t];
           next[t] = open;
-          if (t < T && text[t] == '/') open = false;
+          any = any || open;
         }
         break;
       }
-      case Kind::FoldersSlash: {
+      case Kind::AnyRun: {
         bool seen = false;  // some reached position at or before t
         for (std::size_t t = 0; t <= T; ++t) {
           seen = seen || reached[t];
-          if (reached[t]) next[t] = 1;  // zero folders
-          if (seen && t < T && text[t] == '/') next[t + 1] = 1;
+          next[t] = seen;
+        }
+        any = seen;
+        break;
+      }
+      case Kind::FoldersSlash: {
+        bool seen = false;  // some reached position before t
+        for (std::size_t t = 0; t <= T; ++t) {
+          // Zero folders, or everything from a reached position up to a '/' just before t.
+          next[t] = reached[t] || (seen && t > 0 && text[t - 1] == '/');
+          any = any || next[t];
+          seen = seen || reached[t];
         }
         break;
       }
-      default:
+      case Kind::Chars:
+        next[0] = 0;
         for (std::size_t t = 0; t < T; ++t) {
-          if (!reached[t]) continue;
-          const char c = text[t];
-          bool ok = false;
-          if (e.kind == Kind::Literal) {
-            ok = c == e.literal;
-          } else if (e.kind == Kind::AnyChar) {
-            ok = c != '/';
-          } else {
-            std::size_t after = 0;
-            ok = c != '/' && matchClass(pattern, e.at, c, after);
-          }
-          if (ok) next[t + 1] = 1;
+          next[t + 1] = reached[t] && e.chars[byte(text[t])];
+          any = any || next[t + 1];
         }
         break;
     }
-    reached.swap(next);
-    for (std::size_t t = 0; t <= T && !any; ++t) any = reached[t];
     if (!any) return false;
+    reached.swap(next);
   }
   return reached[T] != 0;
 }
