@@ -102,11 +102,10 @@ std::string extractAnswer(std::string_view output, bool thinking) {
 
 std::string squadNormalize(std::string_view text_bytes) {
   // Order as in SQuAD: lower, remove punctuation, remove articles, fix white space.
-  std::u32string cps = text::decode(text_bytes);
+  const std::u32string cps = text::lower(std::u32string_view(text::decode(text_bytes)));
   std::u32string kept;
   kept.reserve(cps.size());
-  for (char32_t c : cps) {
-    c = text::toLower(c);
+  for (const char32_t c : cps) {
     if (!text::isAsciiPunctuation(c)) kept.push_back(c);
   }
   // re.sub(r"\b(a|an|the)\b", " ", text): a whole word a/an/the becomes a space.

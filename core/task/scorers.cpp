@@ -76,8 +76,7 @@ std::size_t lcsLength(const std::vector<T>& x, const std::vector<T>& y) {
 }
 
 Tokens lowerWhitespaceTokens(std::string_view text_bytes) {
-  std::u32string cps = text::decode(text_bytes);
-  for (char32_t& c : cps) c = text::toLower(c);
+  const std::u32string cps = text::lower(std::u32string_view(text::decode(text_bytes)));
   return text::splitWhitespace(std::u32string_view(cps));
 }
 
@@ -85,8 +84,7 @@ Tokens lowerWhitespaceTokens(std::string_view text_bytes) {
 std::vector<std::string> rougeScoreTokens(std::string_view text_bytes) {
   std::vector<std::string> tokens;
   std::string current;
-  for (char32_t c : text::decode(text_bytes)) {
-    c = text::toLower(c);
+  for (const char32_t c : text::lower(std::u32string_view(text::decode(text_bytes)))) {
     if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) {
       current.push_back(static_cast<char>(c));
     } else if (!current.empty()) {
@@ -334,8 +332,7 @@ double scoreLongBench(std::string_view p, const std::vector<std::string>& refs,
             U"！？｡。＂＃＄％＆＇（）＊＋，－／：；＜＝＞＠［＼］＾＿｀｛｜｝～｟｠｢｣､、〃》「」『"
             U"』【】〔〕〖〗〘〙〚〛〜〝〞〟〰〾〿–—‘’‛“”„‟…‧﹏.";
         std::vector<std::u32string> out;
-        for (char32_t c : text::decode(s)) {
-          c = text::toLower(c);
+        for (const char32_t c : text::lower(std::u32string_view(text::decode(s)))) {
           if (text::isSpace(c) || text::isAsciiPunctuation(c) ||
               kZhPunctuation.find(c) != std::u32string::npos) {
             continue;

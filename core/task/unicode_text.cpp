@@ -1,5 +1,8 @@
 #include "core/task/unicode_text.h"
 
+#include <unicode/locid.h>
+#include <unicode/unistr.h>
+
 #include "core/common/utf8.h"
 
 namespace studio::task::text {
@@ -42,32 +45,18 @@ std::string encode(std::u32string_view codepoints) {
   return out;
 }
 
-char32_t toLower(char32_t c) {
-  if (c < 0x80) return (c >= 'A' && c <= 'Z') ? c + 32 : c;
-  if ((c >= 0xC0 && c <= 0xDE && c != 0xD7)) return c + 32;
-  if (c >= 0x100 && c <= 0x17F) {
-    // Latin Extended-A pairs upper/lower by parity, with two shifted runs.
-    if (c == 0x130) return 'i';
-    if ((c >= 0x139 && c <= 0x148) || (c >= 0x179 && c <= 0x17E)) return (c % 2 == 1) ? c + 1 : c;
-    if (c == 0x178) return 0xFF;
-    if (c >= 0x149 && c <= 0x177) return (c % 2 == 0) ? c + 1 : c;
-    if (c <= 0x137) return (c % 2 == 0) ? c + 1 : c;
-    return c;
-  }
-  if (c >= 0x391 && c <= 0x3AB && c != 0x3A2) return c + 32;  // Greek
-  if (c == 0x386) return 0x3AC;
-  if (c >= 0x388 && c <= 0x38A) return c + 37;
-  if (c == 0x38C) return 0x3CC;
-  if (c == 0x38E || c == 0x38F) return c + 63;
-  if (c >= 0x410 && c <= 0x42F) return c + 32;  // Cyrillic
-  if (c >= 0x400 && c <= 0x40F) return c + 80;
-  return c;
+std::u32string lower(std::u32string_view codepoints) {
+  icu::UnicodeString text = icu::UnicodeString::fromUTF32(
+      reinterpret_cast<const UChar32*>(codepoints.data()), static_cast<int32_t>(codepoints.size()));
+  text.toLower(icu::Locale::getRoot());
+  std::u32string out(static_cast<std::size_t>(text.countChar32()), U'\0');
+  UErrorCode status = U_ZERO_ERROR;
+  text.toUTF32(reinterpret_cast<UChar32*>(out.data()), static_cast<int32_t>(out.size()), status);
+  return out;
 }
 
 std::string lower(std::string_view utf8_bytes) {
-  std::u32string cps = decode(utf8_bytes);
-  for (char32_t& c : cps) c = toLower(c);
-  return encode(cps);
+  return encode(lower(std::u32string_view(decode(utf8_bytes))));
 }
 
 bool isSpace(char32_t c) {

@@ -12,9 +12,9 @@ namespace studio::task::text {
 std::u32string decode(std::string_view utf8);
 std::string encode(std::u32string_view codepoints);
 
-// str.lower() for ASCII, Latin-1, Latin Extended-A, Greek and Cyrillic (other scripts have no
-// case or are left as they are).
-char32_t toLower(char32_t c);
+// str.lower(): Unicode's full lowercase mapping with the final-sigma rule, as Python applies it
+// (ICU's root locale), on every script. A code point can become several ("İ" -> "i̇").
+std::u32string lower(std::u32string_view codepoints);
 std::string lower(std::string_view utf8);
 
 // str.isspace(): ASCII whitespace, the separators \x1c-\x1f, U+0085, U+00A0, U+1680,
