@@ -3,10 +3,12 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QDoubleValidator>
 #include <QFormLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QSpinBox>
+#include <QStringList>
 
 #include <cmath>
 #include <limits>
@@ -28,6 +30,11 @@ QString tooltipOf(const ParamSpec& spec) {
     tip += QStringLiteral("\nrange: [%1, %2]")
                .arg(spec.min ? QString::number(*spec.min, 'g', 6) : QStringLiteral("−∞"),
                     spec.max ? QString::number(*spec.max, 'g', 6) : QStringLiteral("∞"));
+  }
+  if (!spec.suggestions.empty()) {
+    QStringList values;
+    for (double value : spec.suggestions) values << QString::number(value, 'g', 6);
+    tip += QStringLiteral("\nsuggested: %1 (any value in range is accepted)").arg(values.join(", "));
   }
   return tip.trimmed();
 }
@@ -61,6 +68,18 @@ ParamForm::ParamForm(std::vector<ParamSpec> specs, QWidget* parent)
         break;
       }
       case ParamSpec::Type::Float: {
+        if (!spec.suggestions.empty()) {
+          // Suggestions to pick from, and any other value in range typed in.
+          auto* combo = new QComboBox(this);
+          combo->setEditable(true);
+          for (double value : spec.suggestions) combo->addItem(QString::number(value, 'g', 6));
+          auto* validator = new QDoubleValidator(spec.min ? *spec.min : -1e12,
+                                                 spec.max ? *spec.max : 1e12, 15, combo);
+          validator->setNotation(QDoubleValidator::ScientificNotation);
+          combo->setValidator(validator);
+          editor = combo;
+          break;
+        }
         auto* box = new QDoubleSpinBox(this);
         box->setDecimals(decimalsFor(spec));
         box->setRange(spec.min ? *spec.min : -1e12, spec.max ? *spec.max : 1e12);
@@ -119,7 +138,11 @@ void ParamForm::setValues(const nlohmann::json& values) {
     } else if (auto* edit = qobject_cast<QLineEdit*>(widget)) {
       edit->setText(jsonText(value));
     } else if (auto* combo = qobject_cast<QComboBox*>(widget)) {
-      combo->setCurrentIndex(combo->findText(jsonText(value)));
+      if (combo->isEditable()) {
+        combo->setCurrentText(QString::number(value.get<double>(), 'g', 15));
+      } else {
+        combo->setCurrentIndex(combo->findText(jsonText(value)));
+      }
     }
   }
 }
@@ -138,9 +161,16 @@ nlohmann::json ParamForm::values() const {
     } else if (auto* edit = qobject_cast<QLineEdit*>(widget)) {
       values[spec.name] = edit->text().toStdString();
     } else if (auto* combo = qobject_cast<QComboBox*>(widget)) {
-      const int index = combo->currentIndex();
-      values[spec.name] =
-          index >= 0 ? spec.choices[static_cast<std::size_t>(index)] : spec.default_value;
+      if (combo->isEditable()) {  // a float with suggestions: whatever number is typed
+        // Text that is no number goes on as text: resolveParams names the parameter it fails.
+        bool ok = false;
+        const double value = combo->currentText().toDouble(&ok);
+        values[spec.name] = ok ? nlohmann::json(value) : nlohmann::json(combo->currentText().toStdString());
+      } else {
+        const int index = combo->currentIndex();
+        values[spec.name] =
+            index >= 0 ? spec.choices[static_cast<std::size_t>(index)] : spec.default_value;
+      }
     }
   }
   return values;

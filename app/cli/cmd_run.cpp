@@ -5,7 +5,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <iomanip>
 #include <iostream>
+#include <sstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -264,8 +266,22 @@ void addMethodsCommand(CLI::App& app, int& exit_code) {
                 << method["summary"].get<std::string>() << "\n";
       for (const auto& param : method["params"]) {
         std::cout << "  " << param["name"].get<std::string>() << " ("
-                  << param["type"].get<std::string>() << ", default " << param["default"].dump()
-                  << "): " << param["help"].get<std::string>() << "\n";
+                  << param["type"].get<std::string>() << ", default " << param["default"].dump();
+        // Bounds and suggestions as a person writes them: 0, 100000, 1e-05.
+        const auto number = [](const nlohmann::json& value) {
+          std::ostringstream text;
+          text << std::setprecision(10) << value.get<double>();
+          return text.str();
+        };
+        if (param.contains("min") || param.contains("max")) {
+          std::cout << ", range [" << (param.contains("min") ? number(param["min"]) : "-inf") << ", "
+                    << (param.contains("max") ? number(param["max"]) : "inf") << "]";
+        }
+        if (param.contains("suggestions")) {
+          std::cout << ", suggested";
+          for (const auto& value : param["suggestions"]) std::cout << " " << number(value);
+        }
+        std::cout << "): " << param["help"].get<std::string>() << "\n";
       }
     }
   });

@@ -151,6 +151,7 @@ json paramSpecsToJson(const std::vector<ParamSpec>& specs) {
     if (spec.min) item["min"] = *spec.min;
     if (spec.max) item["max"] = *spec.max;
     if (!spec.choices.empty()) item["choices"] = spec.choices;
+    if (!spec.suggestions.empty()) item["suggestions"] = spec.suggestions;
     out.push_back(item);
   }
   return out;

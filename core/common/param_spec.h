@@ -21,6 +21,9 @@ struct ParamSpec {
   std::vector<nlohmann::json> choices;  // Choice: the allowed values (numbers or strings)
   std::string help;
   bool log_scale = false;               // a UI hint for learning rates and the like
+  // Int and Float: values worth trying (a paper's grid). Forms offer them and help lists them;
+  // any value in range is accepted.
+  std::vector<double> suggestions;
 };
 
 const char* paramTypeName(ParamSpec::Type type);

@@ -34,10 +34,12 @@ std::vector<ParamSpec> QtttMethod::params() const {
   span.help = "k: tokens per span (paper: 128); at most the prompt length − 1";
   ParamSpec lr;
   lr.name = "lr";
-  lr.type = ParamSpec::Type::Choice;
+  lr.type = ParamSpec::Type::Float;
   lr.default_value = 1e-5;
-  lr.choices = {3e-4, 3e-5, 1e-5, 3e-6, 1e-6, 3e-7};
-  lr.help = "AdamW learning rate (the paper's grid; its best range 1e-6 … 1e-5)";
+  lr.min = 1e-12;
+  lr.max = 1.0;
+  lr.suggestions = {3e-4, 3e-5, 1e-5, 3e-6, 1e-6, 3e-7};
+  lr.help = "AdamW learning rate (suggested: the paper's grid; its best range 1e-6 … 1e-5)";
   lr.log_scale = true;
   ParamSpec decay;
   decay.name = "weight_decay";

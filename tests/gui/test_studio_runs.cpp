@@ -242,7 +242,17 @@ TEST_CASE("the runs panel builds one spec per ticked method from the forms", "[g
   // Defaults come from the method's declarations.
   CHECK(form->values().contains("steps"));
   CHECK(form->editor("lr")->toolTip().contains(QStringLiteral("default")));
-  form->setValues({{"steps", 5}});
+  // The paper's lr grid is offered, and any value in range can be typed.
+  auto* lr = qobject_cast<QComboBox*>(form->editor("lr"));
+  REQUIRE(lr);
+  CHECK(lr->isEditable());
+  CHECK(lr->count() == 6);
+  CHECK(lr->toolTip().contains(QStringLiteral("suggested")));
+  form->setValues({{"lr", 2e-6}});
+  CHECK(form->values()["lr"].get<double>() == Approx(2e-6));
+  lr->setCurrentText(QStringLiteral("fast"));
+  CHECK(form->values()["lr"] == "fast");
+  form->setValues({{"steps", 5}, {"lr", 1e-5}});
   panel.setFlopMatching(true, 2e10);
 
   engine::RunSpec base;

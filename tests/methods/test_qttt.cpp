@@ -298,3 +298,19 @@ TEST_CASE("cancelling a qttt run stops it between steps and restores W_Q", "[met
     CHECK_FALSE(cached.model->lm->attention(i)->q_weight_override.defined());
   }
 }
+
+TEST_CASE("qttt's lr takes any value in its range; the paper's grid is a suggestion", "[methods][qttt]") {
+  const engine::Method* method = engine::MethodRegistry::instance().find("qttt");
+  REQUIRE(method);
+  const auto specs = method->params();
+  const auto resolved = resolveParams("qttt", specs, {{"lr", "2e-6"}});
+  CHECK(resolved["lr"].get<double>() == Approx(2e-6));
+  const auto listed = paramSpecsToJson(specs);
+  bool suggested = false;
+  for (const auto& item : listed) {
+    if (item["name"] == "lr") suggested = item.contains("suggestions") && item["suggestions"].size() == 6;
+  }
+  CHECK(suggested);
+  CHECK_THROWS_WITH(resolveParams("qttt", specs, {{"lr", 0.0}}), Catch::Contains("lr"));
+  CHECK_THROWS_WITH(resolveParams("qttt", specs, {{"lr", "fast"}}), Catch::Contains("lr"));
+}
