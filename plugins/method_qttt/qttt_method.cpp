@@ -54,6 +54,13 @@ std::vector<ParamSpec> QtttMethod::params() const {
   clip.default_value = 1.0;
   clip.min = 0;
   clip.help = "gradient norm clipping over all W_Q together (0: none)";
+  ParamSpec loss;
+  loss.name = "span_loss";
+  loss.type = ParamSpec::Type::Choice;
+  loss.default_value = "sum";
+  loss.choices = {"sum", "mean"};
+  loss.help = "the span loss: Eq. 3.1's sum over the k tokens (the paper), or their mean (the "
+              "gradient 1/k as large, so the clip acts k times later)";
   ParamSpec seed;
   seed.name = "seed";
   seed.type = ParamSpec::Type::Int;
@@ -66,7 +73,7 @@ std::vector<ParamSpec> QtttMethod::params() const {
   save.default_value = "";
   save.help = "a folder to write the adapted checkpoint to (only q_proj weights differ); empty: "
               "none";
-  return {steps, span, lr, decay, clip, seed, save, decodingParam("greedy")};
+  return {steps, span, lr, decay, clip, loss, seed, save, decodingParam("greedy")};
 }
 
 double QtttMethod::extraFlops(const engine::FlopShape& shape, double context,
@@ -132,6 +139,7 @@ engine::RunResult QtttMethod::run(engine::RunContext& context) const {
   options.learning_rate = params.at("lr").get<double>();
   options.weight_decay = params.at("weight_decay").get<double>();
   options.clip = params.at("clip").get<double>();
+  options.sum_loss = params.at("span_loss").get<std::string>() == "sum";
   QueryAdapter adapter(context.lm(), options);  // restores W_Q when it goes out of scope
   task::SeededRng spans = task::SeededRng::stream(params.at("seed").get<std::uint64_t>(), "qttt_span");
   const engine::FlopShape shape = context.flopShape();

@@ -61,7 +61,18 @@ Tensor QueryAdapter::spanLoss(model::ModelState& state, const std::vector<std::i
   Tensor logits = spanLogits(state, ids, start, k);  // [k, vocab]
   std::vector<std::int64_t> next(ids.begin() + start + 1, ids.begin() + start + k + 1);
   Tensor targets = torch::tensor(next, torch::kInt64).to(logits.device());    // [k]
-  return torch::nn::functional::cross_entropy(logits, targets);
+  return spanObjective(logits, targets);
+}
+
+Tensor QueryAdapter::spanObjective(const Tensor& logits, const Tensor& targets) const {
+  namespace F = torch::nn::functional;
+  auto options = F::CrossEntropyFuncOptions();
+  if (m_options.sum_loss) {
+    options.reduction(torch::kSum);
+  } else {
+    options.reduction(torch::kMean);
+  }
+  return F::cross_entropy(logits, targets, options);
 }
 
 SpanStepStats QueryAdapter::update(const Tensor& loss) {
@@ -97,7 +108,7 @@ SpanStepStats QueryAdapter::stepFullContext(const std::vector<std::int64_t>& ids
   Tensor hidden = m_lm.forward(input, context);                                   // [1, T, d]
   Tensor logits = m_lm.logits(hidden[0].narrow(0, start, k)).to(torch::kFloat32);  // [k, vocab]
   Tensor targets = input[0].narrow(0, start + 1, k).to(logits.device());          // [k]
-  return update(torch::nn::functional::cross_entropy(logits, targets));
+  return update(spanObjective(logits, targets));
 }
 
 Tensor QueryAdapter::frozenLogits(model::ModelState& state, std::int64_t token,

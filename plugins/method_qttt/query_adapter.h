@@ -23,10 +23,13 @@ struct QueryAdapterOptions {
   double learning_rate = 1e-5;
   double weight_decay = 0.01;  // AdamW's decoupled weight decay
   double clip = 1.0;           // gradient norm clipping over all W_Q together; 0: none
+  // The span loss: Eq. 3.1's sum of the k next-token losses (true), or their mean, which scales
+  // the gradient by 1/k and so moves where the clip acts.
+  bool sum_loss = true;
 };
 
 struct SpanStepStats {
-  double loss = 0;       // the span loss before the update
+  double loss = 0;       // the span loss before the update (a sum or a mean, as the options say)
   double grad_norm = 0;  // the gradient's total norm before clipping
 };
 
@@ -44,7 +47,8 @@ class QueryAdapter {
   // the W_Q masters when grad mode is on.
   torch::Tensor spanLogits(model::ModelState& state, const std::vector<std::int64_t>& ids,
                            std::int64_t start, std::int64_t k);
-  // Mean next-token cross-entropy of ids[start+1 .. start+k] under spanLogits.
+  // Next-token cross-entropy of ids[start+1 .. start+k] under spanLogits, summed (Eq. 3.1) or
+  // averaged as options.sum_loss says.
   torch::Tensor spanLoss(model::ModelState& state, const std::vector<std::int64_t>& ids,
                          std::int64_t start, std::int64_t k);
 
@@ -72,6 +76,8 @@ class QueryAdapter {
   // Points every attention layer's q_weight_override at its master, cast to the model's dtype
   // (inside the autograd graph when grad mode is on).
   void install();
+  // The cross-entropy of logits [k, vocab] against targets [k], reduced as options.sum_loss says.
+  torch::Tensor spanObjective(const torch::Tensor& logits, const torch::Tensor& targets) const;
   // Backward of `loss`, clipping, one AdamW step.
   SpanStepStats update(const torch::Tensor& loss);
 

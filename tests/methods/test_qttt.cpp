@@ -314,3 +314,20 @@ TEST_CASE("qttt's lr takes any value in its range; the paper's grid is a suggest
   CHECK_THROWS_WITH(resolveParams("qttt", specs, {{"lr", 0.0}}), Catch::Contains("lr"));
   CHECK_THROWS_WITH(resolveParams("qttt", specs, {{"lr", "fast"}}), Catch::Contains("lr"));
 }
+
+TEST_CASE("the span loss is Eq. 3.1's sum over the span by default, the mean on request",
+          "[methods][qttt]") {
+  PrefilledTinyModel tiny("qttt-span-sum");
+  const std::int64_t start = 3, k = 17;
+  torch::NoGradGuard no_grad;
+  plugins::QueryAdapter summed(tiny.lm, {});
+  const double sum = summed.spanLoss(tiny.cache, tiny.ids, start, k).item<double>();
+  plugins::QueryAdapterOptions mean_options;
+  mean_options.sum_loss = false;
+  plugins::QueryAdapter averaged(tiny.lm, mean_options);
+  const double mean = averaged.spanLoss(tiny.cache, tiny.ids, start, k).item<double>();
+  CHECK(sum == Approx(k * mean).epsilon(1e-5));
+  const engine::Method* method = engine::MethodRegistry::instance().find("qttt");
+  REQUIRE(method);
+  CHECK(resolveParams("qttt", method->params(), nlohmann::json::object())["span_loss"] == "sum");
+}
