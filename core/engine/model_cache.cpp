@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "core/model/hf_cache.h"
 #include "core/model/model_loader.h"
 
 namespace studio::engine {
@@ -12,8 +13,10 @@ std::shared_ptr<const tokenizer::Tokenizer> loadFolderTokenizer(const std::strin
   return tokenizer::Tokenizer::fromFile(path.string());
 }
 
-CachedModel ModelCache::get(const std::string& path, const std::string& device,
+CachedModel ModelCache::get(const std::string& model, const std::string& device,
                             const std::string& dtype) {
+  // A folder, or Org/Name[@revision] in the local Hugging Face cache (sweeps and the window).
+  const std::string path = model::resolveModelFolder(model);
   std::error_code ignored;
   const auto canonical = std::filesystem::weakly_canonical(path, ignored).string();
   const std::string key = canonical + "|" + device + "|" + dtype;

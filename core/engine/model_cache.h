@@ -24,8 +24,9 @@ class ModelCache {
  public:
   explicit ModelCache(std::size_t capacity = 2) : m_capacity(capacity) {}
 
-  // Loads on first use; throws studio::Error for a bad folder, device or dtype.
-  CachedModel get(const std::string& path, const std::string& device, const std::string& dtype);
+  // Loads on first use; `model` is a folder or Org/Name[@revision] in the local Hugging Face
+  // cache (model::resolveModelFolder). Throws studio::Error for a bad folder, device or dtype.
+  CachedModel get(const std::string& model, const std::string& device, const std::string& dtype);
   void clear();
 
  private:
