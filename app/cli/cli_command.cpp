@@ -46,6 +46,28 @@ void addRegisteredCommands(CLI::App& app, int& exit_code) {
   for (const auto& [order, factory] : commands) factory(app, exit_code);
 }
 
+void addLlamaCppAliases(CLI::App& app) {
+  static const std::pair<const char*, const char*> kAliases[] = {
+      {"-m", "--model"},       {"-p", "--prompt"}, {"-n", "--max-tokens"},
+      {"-s", "--seed"},        {"--temp", "--temperature"},
+  };
+  for (const auto& [alias, long_name] : kAliases) {
+    CLI::Option* target = app.get_option_no_throw(long_name);
+    if (target == nullptr || app.get_option_no_throw(alias) != nullptr) continue;
+    // Parsed on its own, its values go straight to the long option, before any callback runs.
+    app.add_option(alias,
+                   [target](const CLI::results_t& values) {
+                     for (const std::string& value : values) target->add_result(value);
+                     return true;
+                   },
+                   std::string("Same as ") + long_name)
+        ->trigger_on_parse()
+        ->group("");  // hidden: the help shows it on the long option's line
+    target->description(target->get_description() + " (also " + alias + ")");
+  }
+  for (CLI::App* sub : app.get_subcommands({})) addLlamaCppAliases(*sub);
+}
+
 CLI::App& benchCommand(CLI::App& app) {
   for (CLI::App* existing : app.get_subcommands({})) {
     if (existing->get_name() == "bench") return *existing;

@@ -23,6 +23,13 @@ bool registerCommand(int order, CommandFactory factory);
 // Adds every registered subcommand to `app`, in order.
 void addRegisteredCommands(CLI::App& app, int& exit_code);
 
+// llama.cpp's spellings, as its users type them: -m (--model), -p (--prompt), -n (--max-tokens),
+// -s (--seed) and --temp (--temperature), added to every subcommand of `app` (at any depth) that
+// has the long option and does not use the alias itself. An alias hands its values to the long
+// option, so checks, defaults and errors are the long option's; the help lists it beside it.
+// Call it once every command has been added.
+void addLlamaCppAliases(CLI::App& app);
+
 // The `bench` subcommand (created on first use): benchmarks add themselves below it as
 // `studio-cli bench <name>`, each from its own cmd_bench_*.cpp.
 CLI::App& benchCommand(CLI::App& app);

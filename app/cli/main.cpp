@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "app/cli/cli_command.h"
+#include "app/cli/model_options.h"
 #include "core/common/runtime.h"
 #include "plugins/builtin_plugins.h"
 
@@ -19,6 +20,9 @@ int main(int argc, char** argv) {
 
   int exit_code = kOk;
   addRegisteredCommands(app, exit_code);
+  // The spellings researchers bring: Org/Name models, cuda:N, bfloat16, and llama.cpp's -m/-p/-n.
+  adoptModelOptionSpellings(app);
+  addLlamaCppAliases(app);
 
   try {
     app.parse(argc, argv);

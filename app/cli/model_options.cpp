@@ -4,18 +4,112 @@
 
 #include "core/common/error.h"
 #include "core/engine/model_cache.h"
+#include "core/model/hf_cache.h"
 
 namespace studio::cli {
 
-void addModelOptions(CLI::App* command, ModelOptions& options) {
-  command->add_option("--model", options.model, "Model folder (config.json + safetensors)")
-      ->required();
-  command->add_option("--device", options.device, "cpu or cuda")
-      ->check(CLI::IsMember({"cpu", "cuda"}))
-      ->capture_default_str();
-  command->add_option("--dtype", options.dtype, "f32, bf16 or f16 (default: f32 on cpu, bf16 on cuda)")
-      ->check(CLI::IsMember({"f32", "bf16", "f16"}));
+namespace {
+
+constexpr const char* kModelSpellingName = "studio-model";
+constexpr const char* kDeviceSpellingName = "studio-device";
+constexpr const char* kDtypeSpellingName = "studio-dtype";
+
+// Deactivates every validator of `option` but the one named `keep`; true when that one is there.
+bool keepOnlyValidator(CLI::Option* option, const std::string& keep) {
+  bool kept = false;
+  for (int index = 0;; ++index) {
+    CLI::Validator* validator = nullptr;
+    try {
+      validator = option->get_validator(index);
+    } catch (const CLI::OptionNotFound&) {
+      break;
+    }
+    if (validator->get_name() == keep) {
+      kept = true;
+    } else {
+      validator->active(false);
+    }
+  }
+  return kept;
 }
+
+void adoptSpellingsIn(CLI::App& command) {
+  for (CLI::Option* option : command.get_options()) {
+    const std::string name = option->get_name();
+    if (name == "--model" || name == "--models") {
+      if (!keepOnlyValidator(option, kModelSpellingName)) {
+        option->transform(modelFolderSpelling());
+        option->description(option->get_description() +
+                            "; or Org/Name[@revision] from the local Hugging Face cache");
+      }
+    } else if (name == "--device") {
+      if (!keepOnlyValidator(option, kDeviceSpellingName)) option->check(deviceSpelling());
+    } else if (name == "--dtype") {
+      if (!keepOnlyValidator(option, kDtypeSpellingName)) option->transform(dtypeSpelling());
+    }
+  }
+  for (CLI::App* sub : command.get_subcommands({})) adoptSpellingsIn(*sub);
+}
+
+}  // namespace
+
+CLI::Validator modelFolderSpelling() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        try {
+          value = model::resolveModelFolder(value);
+        } catch (const Error& error) {
+          return error.what();
+        }
+        return {};
+      },
+      "", kModelSpellingName);
+}
+
+CLI::Validator deviceSpelling() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        if (value == "cpu" || value == "cuda") return {};
+        // cuda:N, N a handful of digits (torch::Device parses it; availability is checked later).
+        const std::string prefix = "cuda:";
+        if (value.size() > prefix.size() && value.compare(0, prefix.size(), prefix) == 0 &&
+            value.find_first_not_of("0123456789", prefix.size()) == std::string::npos &&
+            value.size() - prefix.size() <= 4) {
+          return {};
+        }
+        return "unknown device '" + value + "' (cpu, cuda or cuda:N, N the GPU's index)";
+      },
+      "{cpu,cuda,cuda:N}", kDeviceSpellingName);
+}
+
+CLI::Validator dtypeSpelling() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        if (value == "f32" || value == "bf16" || value == "f16") return {};
+        if (value == "float32") value = "f32";
+        else if (value == "bfloat16") value = "bf16";
+        else if (value == "float16") value = "f16";
+        else return "unknown dtype '" + value + "' (f32, bf16, f16 or float32, bfloat16, float16)";
+        return {};
+      },
+      "{f32,bf16,f16,float32,bfloat16,float16}", kDtypeSpellingName);
+}
+
+void addModelOptions(CLI::App* command, ModelOptions& options) {
+  command
+      ->add_option("--model", options.model,
+                   "Model folder (config.json + safetensors), or Org/Name[@revision] from the "
+                   "local Hugging Face cache")
+      ->required()
+      ->transform(modelFolderSpelling());
+  command->add_option("--device", options.device, "Device to run on")
+      ->check(deviceSpelling())
+      ->capture_default_str();
+  command->add_option("--dtype", options.dtype, "Compute dtype (default: f32 on cpu, bf16 on cuda)")
+      ->transform(dtypeSpelling());
+}
+
+void adoptModelOptionSpellings(CLI::App& app) { adoptSpellingsIn(app); }
 
 LoadedForCli loadForCli(const ModelOptions& options) {
   model::LoadOptions load;
