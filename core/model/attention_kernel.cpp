@@ -41,13 +41,15 @@ std::int64_t chunkLength(const Shapes& s, std::int64_t max_elements) {
   return std::clamp<std::int64_t>(max_elements / per_query, 1, std::max<std::int64_t>(1, s.queries));
 }
 
-// Masked scores of one query chunk against keys [0, keys): [B, Hkv, G, C, keys], float32.
+// Masked scores of one query chunk against keys [0, keys): [B, Hkv, G, C, keys], in the keys'
+// dtype, which the callers make the score type: a bf16 product rounded before the softmax would
+// make the probe's float32 logits disagree with the lse (mass + rest ≠ 1).
 Tensor chunkScores(const Tensor& q_chunk /* [B,Hkv,G,C,D] */, const Tensor& k /* [B,Hkv,keys,D] */,
                    const Tensor& positions /* [C] */, double scale) {
   const auto B = q_chunk.size(0), Hkv = q_chunk.size(1), G = q_chunk.size(2), C = q_chunk.size(3);
   const auto keys = k.size(2);
-  auto scores = torch::matmul(q_chunk.reshape({B, Hkv, G * C, q_chunk.size(4)}), k.transpose(-1, -2))
-                    .to(scoreType(q_chunk))
+  auto scores = torch::matmul(q_chunk.reshape({B, Hkv, G * C, q_chunk.size(4)}).to(k.scalar_type()),
+                              k.transpose(-1, -2))
                     .mul_(scale)
                     .view({B, Hkv, G, C, keys});
   auto key_positions = torch::arange(keys, positions.options());
@@ -67,15 +69,15 @@ ForwardPass forwardChunks(const Tensor& qg, const Tensor& k, const Tensor& v,
   ForwardPass pass;
   pass.out = torch::empty({B, Hkv, G, Tq, v.size(3)}, qg.options());
   pass.lse = torch::empty({B, Hkv, G, Tq}, qg.options().dtype(scoreType(qg)));
+  const Tensor k_scores = k.to(scoreType(qg));  // converted once, not per chunk
   for (std::int64_t c0 = 0; c0 < Tq; c0 += chunk) {
     const std::int64_t c1 = std::min(Tq, c0 + chunk);
     auto pos = positions.index({Slice(c0, c1)});
     // Keys after the chunk's last query are masked anyway: leave them out.
     const std::int64_t visible = std::min<std::int64_t>(k.size(2), pos.max().item<std::int64_t>() + 1);
-    auto kc = k.narrow(2, 0, visible);
     auto vc = v.narrow(2, 0, visible);
     auto qc = qg.index({Slice(), Slice(), Slice(), Slice(c0, c1)});
-    auto scores = chunkScores(qc, kc, pos, scale);       // [B,Hkv,G,C,visible]
+    auto scores = chunkScores(qc, k_scores.narrow(2, 0, visible), pos, scale);  // [B,Hkv,G,C,visible]
     auto lse = torch::logsumexp(scores, -1);             // [B,Hkv,G,C]
     auto probs = (scores - lse.unsqueeze(-1)).exp_().to(v.scalar_type());
     auto out = torch::matmul(probs.view({B, Hkv, G * (c1 - c0), visible}), vc);  // [B,Hkv,G*C,Dv]
@@ -127,6 +129,7 @@ class ChunkedAttentionFunction : public torch::autograd::Function<ChunkedAttenti
     const auto acc = scoreType(q);
     auto delta = (dO.to(acc) * og.to(acc)).sum(-1);  // [B,Hkv,G,Tq]
 
+    const Tensor k_scores = k.to(acc);  // converted once, not per chunk
     auto dq = torch::zeros_like(qg);
     Tensor dk = k_grad ? torch::zeros_like(k) : Tensor();
     Tensor dv = v_grad ? torch::zeros_like(v) : Tensor();
@@ -137,7 +140,7 @@ class ChunkedAttentionFunction : public torch::autograd::Function<ChunkedAttenti
       auto kc = k.narrow(2, 0, visible);
       auto vc = v.narrow(2, 0, visible);
       auto qc = qg.index({Slice(), Slice(), Slice(), Slice(c0, c1)});
-      auto scores = chunkScores(qc, kc, pos, scale);  // [B,Hkv,G,C,visible]
+      auto scores = chunkScores(qc, k_scores.narrow(2, 0, visible), pos, scale);  // [B,Hkv,G,C,visible]
       auto probs = (scores - lg.index({Slice(), Slice(), Slice(), Slice(c0, c1)}).unsqueeze(-1)).exp_();
       auto dOc = dO.index({Slice(), Slice(), Slice(), Slice(c0, c1)}).reshape({B, Hkv, G * C, Dv});
       auto probs_flat = probs.view({B, Hkv, G * C, visible});
@@ -209,7 +212,7 @@ AttentionOutput causalAttentionSegments(
   std::vector<Tensor> parts;
   std::int64_t offset = 0;
   for (const auto& [k, v] : segments) {
-    auto s = torch::matmul(qg, k.transpose(-1, -2)).to(scoreType(q)).mul_(scale);
+    auto s = torch::matmul(qg.to(scoreType(q)), k.to(scoreType(q)).transpose(-1, -2)).mul_(scale);
     auto key_positions = torch::arange(offset, offset + k.size(2), positions.options());
     auto hidden = (key_positions.unsqueeze(0) > positions.unsqueeze(1));  // [Tq, S_seg]
     s = s.view({B, Hkv, G, Tq, k.size(2)}).masked_fill(hidden, -std::numeric_limits<float>::infinity());

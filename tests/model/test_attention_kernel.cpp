@@ -8,6 +8,7 @@
 #include "core/model/attention_kernel.h"
 #include "core/model/fused_attention.h"
 #include "core/model/kv_cache.h"
+#include "core/probe/probe_math.h"
 
 using namespace studio;
 
@@ -164,4 +165,29 @@ TEST_CASE("attention path: consecutive host positions are a run; the CPU takes t
   const auto kv = torch::randn({1, 1, 10, 8}).to(torch::kBFloat16);
   CHECK(std::string(model::attentionPathName(q, kv, kv, 6)) == "chunked");
   CHECK_FALSE(model::fusedAttention(q, kv, kv, 6, 0.3).has_value());
+}
+
+TEST_CASE("attention kernel: bf16 inputs get float32 scores, so the probe's weights sum to 1",
+          "[model]") {
+  torch::manual_seed(5);
+  const auto q = (torch::randn({1, 4, 6, 32}) * 3).to(torch::kBFloat16);
+  const auto k = (torch::randn({1, 2, 300, 32}) * 3).to(torch::kBFloat16);
+  const auto v = torch::randn({1, 2, 300, 32}).to(torch::kBFloat16);
+  const auto positions = torch::tensor({10, 50, 120, 200, 298, 299}, torch::kInt64);
+  const double scale = 1 / std::sqrt(32.0);
+  const auto got = model::causalAttention(q, k, v, positions, scale);
+  // The lse of the float32 products of the same bf16 values.
+  const auto exact = bruteForce(q.to(torch::kFloat32), k.to(torch::kFloat32), v.to(torch::kFloat32),
+                                positions, scale);
+  CHECK((got.lse.to(torch::kFloat32) - exact.lse).abs().max().item<float>() < 1e-4);
+  // The probe recomputes float32 logits and weighs them with that lse: target + rest mass = 1.
+  const std::vector<std::int64_t> where{10, 50, 120, 200, 298, 299};
+  const auto stats = probe::queryStats(q[0], got.lse[0], {k[0]}, where, {{5, 9}, {100, 110}}, scale,
+                                       probe::ProbeOptions{});
+  for (const auto& head : stats) {
+    for (const auto& query : head) {
+      const double rest = query.mass * std::exp(-query.margin);
+      CHECK(query.mass + rest == Approx(1.0).epsilon(1e-3));
+    }
+  }
 }
