@@ -9,6 +9,7 @@
 #include <fstream>
 #include <string>
 
+#include "support/hub_cache_fixture.h"
 #include "support/run_cli.h"
 #include "support/temp_dir.h"
 #include "support/tiny_model_folder.h"
@@ -24,22 +25,6 @@ using studio::test::runCommand;
 namespace {
 
 constexpr const char* kHabitsCommit = "0123456789abcdef0123456789abcdef01234567";
-
-// `model`'s files as a hub cache holds them, under <cache>/models--Org--Tiny: blobs, the snapshot
-// of kHabitsCommit linking to them, refs/main naming it.
-void cacheModel(const std::string& model, const fs::path& cache) {
-  const fs::path repo = cache / "models--Org--Tiny";
-  const fs::path snapshot = repo / "snapshots" / kHabitsCommit;
-  fs::create_directories(snapshot);
-  fs::create_directories(repo / "blobs");
-  for (const auto& entry : fs::directory_iterator(model)) {
-    const std::string blob = "blob-" + entry.path().filename().string();
-    fs::copy_file(entry.path(), repo / "blobs" / blob);
-    fs::create_symlink(fs::path("../../blobs") / blob, snapshot / entry.path().filename());
-  }
-  fs::create_directories(repo / "refs");
-  std::ofstream(repo / "refs" / "main") << kHabitsCommit;
-}
 
 CliRun runWithCache(const fs::path& cache, const std::string& arguments) {
   return runCommand("HF_HUB_CACHE='" + cache.string() + "' " + studio::test::studioCliPath() +
@@ -173,7 +158,8 @@ TEST_CASE("cli habits: -m Org/Name loads the model from the Hugging Face cache",
   TinyModelFolder model("habits-hub");
   TempDir temp("habits-hub");
   const fs::path cache = temp / "hub";
-  cacheModel(model.path(), cache);
+  studio::test::addHubSnapshot(cache, "models--Org--Tiny", kHabitsCommit,
+                               studio::test::folderFiles(model.path()), {"main"});
 
   const auto from_folder = runCli("generate -m '" + model.path() + "' -p hi -n 3 --json");
   REQUIRE(from_folder.exit_code == 0);

@@ -77,7 +77,7 @@ TEST_CASE("an unknown or invalid method parameter is an error naming method.para
   } catch (const Error& error) {
     CHECK(std::string(error.what()).find("qttt.stepz") != std::string::npos);
   }
-  spec.params = {{"lr", 0.5}};
+  spec.params = {{"lr", 5.0}};  // out of its range (0, 1]
   try {
     engine::resolveSpec(spec, folder.config(), 100);
     FAIL("no error");

@@ -19,6 +19,7 @@
 #include "core/engine/model_cache.h"
 #include "core/model/hf_cache.h"
 #include "core/model/model_loader.h"
+#include "support/hub_cache_fixture.h"
 #include "support/temp_dir.h"
 #include "support/tiny_model_folder.h"
 
@@ -28,6 +29,8 @@ using studio::model::hubCacheDir;
 using studio::model::parseHubModelName;
 using studio::model::resolveModelFolder;
 using studio::test::TempDir;
+using studio::test::addHubSnapshot;
+using studio::test::folderFiles;
 
 namespace {
 
@@ -81,23 +84,6 @@ constexpr const char* kOldCommit = "fedcba9876543210fedcba9876543210fedcba98";
 void writeFile(const fs::path& path, const std::string& text) {
   fs::create_directories(path.parent_path());
   std::ofstream(path, std::ios::binary) << text;
-}
-
-// One snapshot of `repo_folder` (models--Org--Name) as huggingface_hub lays it out: each file a
-// blob named by its content, linked from snapshots/<commit>/; each ref a file holding the commit.
-fs::path addSnapshot(const fs::path& cache, const std::string& repo_folder, const std::string& commit,
-                     const std::map<std::string, std::string>& files,
-                     const std::vector<std::string>& refs) {
-  const fs::path repo = cache / repo_folder;
-  const fs::path snapshot = repo / "snapshots" / commit;
-  fs::create_directories(snapshot);
-  for (const auto& [name, text] : files) {
-    const std::string blob = "blob-" + commit.substr(0, 8) + "-" + name;
-    writeFile(repo / "blobs" / blob, text);
-    fs::create_symlink(fs::path("../../blobs") / blob, snapshot / name);
-  }
-  for (const std::string& ref : refs) writeFile(repo / "refs" / ref, commit);
-  return snapshot;
 }
 
 std::string readText(const fs::path& path) {
@@ -178,9 +164,9 @@ TEST_CASE("hub cache: refs/main leads to its snapshot, whose files are read thro
   TempDir temp("hf-cache");
   const fs::path cache = temp / "hub";
   env.set("HF_HUB_CACHE", cache.string());
-  const fs::path current = addSnapshot(cache, "models--Org--Tiny", kCommit,
+  const fs::path current = addHubSnapshot(cache, "models--Org--Tiny", kCommit,
                                        {{"config.json", "{\"current\": true}"}}, {"main"});
-  const fs::path old = addSnapshot(cache, "models--Org--Tiny", kOldCommit,
+  const fs::path old = addHubSnapshot(cache, "models--Org--Tiny", kOldCommit,
                                    {{"config.json", "{\"current\": false}"}}, {"v1.0"});
 
   const std::string resolved = resolveModelFolder("Org/Tiny");
@@ -199,12 +185,12 @@ TEST_CASE("hub cache: refs/main leads to its snapshot, whose files are read thro
 TEST_CASE("hub cache: HF_HUB_CACHE wins over HF_HOME, HF_HOME over the home folder", "[model]") {
   HubEnvironment env;
   TempDir temp("hf-precedence");
-  const fs::path in_home = addSnapshot(temp / "home" / ".cache" / "huggingface" / "hub",
+  const fs::path in_home = addHubSnapshot(temp / "home" / ".cache" / "huggingface" / "hub",
                                        "models--Org--Tiny", kCommit, {{"config.json", "home"}},
                                        {"main"});
-  const fs::path in_hf_home = addSnapshot(temp / "hf-home" / "hub", "models--Org--Tiny", kCommit,
+  const fs::path in_hf_home = addHubSnapshot(temp / "hf-home" / "hub", "models--Org--Tiny", kCommit,
                                           {{"config.json", "hf-home"}}, {"main"});
-  const fs::path in_hub_cache = addSnapshot(temp / "hub-cache", "models--Org--Tiny", kCommit,
+  const fs::path in_hub_cache = addHubSnapshot(temp / "hub-cache", "models--Org--Tiny", kCommit,
                                             {{"config.json", "hub-cache"}}, {"main"});
 
   env.set("HOME", (temp / "home").string());
@@ -220,7 +206,7 @@ TEST_CASE("hub cache: a local folder wins; other strings pass through to the loa
   HubEnvironment env;
   TempDir temp("hf-local");
   env.set("HF_HUB_CACHE", (temp / "hub").string());
-  addSnapshot(temp / "hub", "models--Org--Tiny", kCommit, {{"config.json", "cached"}}, {"main"});
+  addHubSnapshot(temp / "hub", "models--Org--Tiny", kCommit, {{"config.json", "cached"}}, {"main"});
   fs::create_directories(temp / "work" / "Org" / "Tiny");
   const WorkingFolder in_work(temp / "work");
 
@@ -239,7 +225,7 @@ TEST_CASE("hub cache: a missing model or revision names the folder searched, nev
   TempDir temp("hf-missing");
   const fs::path cache = temp / "hub";
   env.set("HF_HUB_CACHE", cache.string());
-  addSnapshot(cache, "models--Org--Tiny", kCommit, {{"config.json", "{}"}}, {"main"});
+  addHubSnapshot(cache, "models--Org--Tiny", kCommit, {{"config.json", "{}"}}, {"main"});
 
   std::string message = errorOf("Org/Absent");
   INFO(message);
@@ -285,12 +271,7 @@ TEST_CASE("hub cache: runs, sweeps and the window load Org/Name through the mode
   const fs::path cache = temp / "hub";
   env.set("HF_HUB_CACHE", cache.string());
   const studio::test::TinyModelFolder tiny("hf-cache-engine-model");
-  std::map<std::string, std::string> files;
-  for (const char* name : {"config.json", "model.safetensors", "tokenizer.json"}) {
-    std::ifstream in(fs::path(tiny.path()) / name, std::ios::binary);
-    files[name] = std::string(std::istreambuf_iterator<char>(in), {});
-  }
-  addSnapshot(cache, "models--Org--Tiny", kCommit, files, {"main"});
+  addHubSnapshot(cache, "models--Org--Tiny", kCommit, folderFiles(tiny.path()), {"main"});
   studio::engine::ModelCache models;
   const studio::engine::CachedModel loaded = models.get("Org/Tiny", "cpu", "f32");
   REQUIRE(loaded.model);
