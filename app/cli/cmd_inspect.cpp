@@ -9,8 +9,8 @@
 
 #include "app/cli/cli_command.h"
 #include "core/common/error.h"
-#include "core/common/torch_compat.h"
 #include "core/model/checkpoint.h"
+#include "core/model/model_loader.h"
 
 namespace studio::cli {
 
@@ -51,13 +51,9 @@ nlohmann::json ropeJson(const model::ModelConfig& config) {
 
 // The device and dtype the engine would use: f32 on the CPU, bf16 on CUDA unless asked otherwise.
 std::pair<std::string, std::string> engineDeviceAndDtype(const InspectOptions& options) {
-  if (options.device == "cuda" && !compat::cudaAvailable()) {
-    throwError(ErrorKind::Argument, "", "--device",
-               "cuda was asked for, but this build of libtorch sees no CUDA device");
-  }
-  std::string dtype = options.dtype;
-  if (dtype.empty()) dtype = options.device == "cuda" ? "bf16" : "f32";
-  return {options.device, dtype};
+  // The loader's own parsing: cuda:N, the long dtype names, and its message when CUDA is absent.
+  const torch::Device device = model::parseDevice(options.device);
+  return {device.str(), model::dtypeName(model::parseDtype(options.dtype, device))};
 }
 
 // Each layer's mixer, and for ttt and sr_ttt models their layers' settings.
@@ -140,12 +136,12 @@ void addInspectCommand(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<InspectOptions>();
   command->add_option("--model", options->model, "Model folder (config.json + safetensors)")
       ->required();
+  // Their spellings (cuda:N, bfloat16, ...) are checked as every model command's are
+  // (adoptModelOptionSpellings).
   command->add_option("--device", options->device, "Device the engine would run on")
-      ->check(CLI::IsMember({"cpu", "cuda"}))
       ->capture_default_str();
   command->add_option("--dtype", options->dtype,
-                      "Compute dtype (default: f32 on cpu, bf16 on cuda)")
-      ->check(CLI::IsMember({"f32", "bf16", "f16"}));
+                      "Compute dtype (default: f32 on cpu, bf16 on cuda)");
   setCommandAction(command, exit_code,
                    [options] { std::cout << inspect(*options).dump(2) << "\n"; });
 }

@@ -133,7 +133,7 @@ TEST_CASE("cli habits: --device cuda:1 parses; without CUDA it says so, not a pa
   for (const std::string& command :
        {"generate -m " + path + " -p hi -n 1", "forward -m " + path + " --ids 1,2",
         "run -m " + path + " --text x --question y --method in_context -n 1",
-        "bench prefill -m " + path + " --tokens 4"}) {
+        "bench prefill -m " + path + " --tokens 4", "inspect -m " + path}) {
     INFO(command);
     const auto run = runCli(command + " --device cuda:1");
     INFO(run.err);
