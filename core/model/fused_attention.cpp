@@ -55,8 +55,9 @@ bool spanKernelChosen() {
 }
 
 bool spanKernelApplies(const Tensor& q, const Tensor& k, const Tensor& v) {
-  return spanKernelChosen() && torch::GradMode::is_enabled() && q.requires_grad() &&
-         !k.requires_grad() && !v.requires_grad() && spanBackwardAvailable(q, k);
+  // The environment is read last: only qTTT's span steps get that far.
+  return torch::GradMode::is_enabled() && q.requires_grad() && !k.requires_grad() &&
+         !v.requires_grad() && spanBackwardAvailable(q, k) && spanKernelChosen();
 }
 
 #if STUDIO_FLASH_ATTENTION && STUDIO_TORCH_AT_LEAST(2, 1)
