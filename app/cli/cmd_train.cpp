@@ -25,6 +25,8 @@ struct TrainOptions {
   std::string session;
   bool resume = false;
   std::int64_t stop_at = -1;
+  std::string device;  // overrides the recipe's
+  double max_seconds = -1;
 };
 
 std::atomic<bool> g_interrupted{false};
@@ -36,8 +38,16 @@ std::string defaultOut(const std::string& recipe) {
 }
 
 void runTrain(const TrainOptions& options, int& exit_code) {
-  const train::TrainRecipe recipe = train::loadRecipe(options.recipe);
+  train::TrainRecipe recipe = train::loadRecipe(options.recipe);
+  if (!options.device.empty()) {
+    if (options.device == "cpu" && recipe.dtype == "bf16") {
+      throwArgument("--device", "cpu: the recipe's dtype bf16 needs CUDA (the CPU trains in f32)");
+    }
+    recipe.device = options.device;
+    recipe.raw["device"] = options.device;
+  }
   train::TrainerOptions trainer;
+  trainer.max_seconds = options.max_seconds;
   trainer.out_dir = options.out.empty() ? defaultOut(options.recipe) : options.out;
   trainer.resume = options.resume;
   trainer.stop_at_step = options.stop_at;
@@ -115,6 +125,12 @@ void addTrainCommand(CLI::App& app, int& exit_code) {
                       "Session file: the run, its progress and every step's loss");
   command->add_option("--stop-at", options->stop_at,
                       "Stop with a checkpoint after this many steps in total (resume later)");
+  command->add_option("--device", options->device,
+                      "Train here instead of the recipe's device (cpu, cuda, cuda:N); a resumed "
+                      "run may move to another device");
+  command->add_option("--max-seconds", options->max_seconds,
+                      "Stop with a checkpoint once this run has trained this long (resume later)")
+      ->check(CLI::PositiveNumber);
   setCommandAction(command, exit_code, [options, &exit_code] { runTrain(*options, exit_code); });
 }
 

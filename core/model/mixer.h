@@ -12,6 +12,7 @@ namespace studio::model {
 
 class ModelState;
 struct RoutingTrace;
+struct SrTttSupervision;
 
 enum class AttentionMode {
   // The input's tokens are read into the state (keys and values appended, fast weights updated)
@@ -70,6 +71,7 @@ struct ForwardContext {
   ForwardCapture* capture = nullptr;
   FastWeightLosses* fast_weight_losses = nullptr;
   RoutingTrace* routing = nullptr;  // SR-TTT layers' routing (routing_trace.h)
+  SrTttSupervision* sr_ttt_supervision = nullptr;  // SR-TTT training (sr_ttt_supervision.h)
 };
 
 class MixerImpl : public torch::nn::Module {

@@ -5,6 +5,7 @@
 #include "core/common/error.h"
 #include "core/model/model_state.h"
 #include "core/model/sr_ttt_config.h"
+#include "core/model/sr_ttt_supervision.h"
 
 namespace studio::model {
 
@@ -33,6 +34,8 @@ struct SrTttBlockImpl::Sequence {
   double alpha = 0;
   RoutingTrace* trace = nullptr;  // batch element 0 only
   RoutingTrace::Layer* trace_layer = nullptr;
+  SrTttSupervision* supervision = nullptr;  // training only
+  const SrTttSupervision::Sequence* supervised = nullptr;  // this sequence's part of it
 };
 
 SrTttBlockImpl::SrTttBlockImpl(const ModelConfig& config, std::shared_ptr<const Rotary> rotary,
@@ -70,6 +73,12 @@ Tensor SrTttBlockImpl::forward(const Tensor& x, int layer, ForwardContext& conte
   }
   const Tensor h = norm1->forward(x);  // [B, T, d_model]
   const SrTttLinearImpl::Output path = ttt->forward(h, context.positions, state);
+  SrTttSupervision* supervision = context.sr_ttt_supervision;
+  if (supervision && !supervision->cache) {
+    // v2's use_cache=False (training stage 1): the TTT path alone.
+    const Tensor out = x + path.output;
+    return out + ffn->forward(norm2->forward(out));
+  }
   RoutingTrace::Layer* traced = context.routing ? &context.routing->layer(layer) : nullptr;
   const std::vector<double> losses0 = blockHostDoubles(path.losses[0]);
   std::vector<SrTttLayerState> fresh(state ? 0 : static_cast<std::size_t>(B));
@@ -85,6 +94,10 @@ Tensor SrTttBlockImpl::forward(const Tensor& x, int layer, ForwardContext& conte
     sequence.first = first;
     sequence.state = state ? state : &fresh[static_cast<std::size_t>(b)];
     sequence.alpha = a.item<double>();
+    if (supervision) {
+      sequence.supervision = supervision;
+      sequence.supervised = supervision->sequence(b);
+    }
     if (b == 0 && traced) {
       sequence.trace = context.routing;
       sequence.trace_layer = traced;
@@ -131,6 +144,7 @@ Tensor SrTttBlockImpl::cachePath(Sequence& sequence) const {
 
     const std::int64_t C = state.cache.size();
     const std::int64_t start = sequence.first + t0;  // this piece's first position
+    if (sequence.supervised) collectOracleMass(sequence, state.cache, read.weights, start, n);
     if (sequence.trace) {
       for (std::int64_t i = 0; i < n; ++i) {
         const std::int64_t position = start + i;
@@ -168,13 +182,66 @@ Tensor SrTttBlockImpl::cachePath(Sequence& sequence) const {
   return outputs.size() == 1 ? outputs.front() : torch::cat(outputs, 0);
 }
 
+void SrTttBlockImpl::collectOracleMass(Sequence& sequence, const ResidualCache& cache,
+                                       const Tensor& weights, std::int64_t start,
+                                       std::int64_t n) const {
+  // v2's V2-2 per window: the answer queries in [start, start + n), their sources' slots.
+  const SrTttSupervision::Sequence& s = *sequence.supervised;
+  std::vector<std::int64_t> locals;  // query rows in this piece
+  std::vector<std::int64_t> slots;   // the slot holding each one's source, −1 when none
+  bool any_resident = false;
+  for (std::size_t i = 0; i < s.answer_queries.size(); ++i) {
+    const std::int64_t local = s.answer_queries[i] - start;
+    if (local < 0 || local >= n) continue;
+    locals.push_back(local);
+    const auto slot = std::find(cache.positions.begin(), cache.positions.end(), s.answer_sources[i]);
+    slots.push_back(slot == cache.positions.end() ? -1 : slot - cache.positions.begin());
+    any_resident = any_resident || slots.back() >= 0;
+  }
+  if (locals.empty()) return;
+  SrTttSupervision& out = *sequence.supervision;
+  out.answer_queries_seen += static_cast<std::int64_t>(locals.size());
+  out.answer_sources_resident +=
+      std::count_if(slots.begin(), slots.end(), [](std::int64_t slot) { return slot >= 0; });
+  if (!any_resident) return;
+  // weights [H, n, C] -> mass [H, nsel]: the weight on the source's slot, 0 where not resident.
+  const auto C = static_cast<std::int64_t>(cache.positions.size());
+  Tensor target = torch::zeros({static_cast<std::int64_t>(locals.size()), C}, torch::kFloat32);
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    if (slots[i] >= 0) target[static_cast<std::int64_t>(i)][slots[i]] = 1.0f;
+  }
+  const Tensor rows = weights.to(torch::kFloat32)
+                          .index_select(1, torch::tensor(locals, torch::kInt64).to(weights.device()));
+  out.oracle_mass.push_back((rows * target.to(weights.device()).unsqueeze(0)).sum(-1));
+}
+
+void SrTttBlockImpl::forceInsert(Sequence& sequence, std::int64_t start, std::int64_t n,
+                                 std::vector<std::int64_t>& inserted) const {
+  // v2's force_insert: the window's needle tokens join the routed ones (ascending, unique).
+  std::vector<std::int64_t> forced;
+  for (const std::int64_t position : sequence.supervised->forced) {
+    if (position >= start && position < start + n) forced.push_back(position - start);
+  }
+  if (forced.empty()) return;
+  SrTttSupervision& out = *sequence.supervision;
+  out.forced_tokens += static_cast<std::int64_t>(forced.size());
+  for (const std::int64_t local : forced) {
+    if (std::binary_search(inserted.begin(), inserted.end(), local)) ++out.forced_routed_naturally;
+  }
+  if (!out.force_insert) return;
+  inserted.insert(inserted.end(), forced.begin(), forced.end());
+  std::sort(inserted.begin(), inserted.end());
+  inserted.erase(std::unique(inserted.begin(), inserted.end()), inserted.end());
+}
+
 void SrTttBlockImpl::closeWindow(SrTttLayerState& state, std::int64_t start,
                                  Sequence& sequence) const {
   const SrTttSettings& s = m_settings;
   const std::int64_t n = state.openWindow();
   const WindowRouting routing = routeWindow(state.threshold, state.window_losses,
                                             s.surprisal_percentile, s.surprisal_beta, s.chunk_size);
-  const std::vector<std::int64_t>& inserted = routing.routed;
+  std::vector<std::int64_t> inserted = routing.routed;
+  if (sequence.supervised) forceInsert(sequence, start, n, inserted);
   std::vector<std::int64_t> positions;
   std::vector<double> losses;
   for (const std::int64_t local : inserted) {
@@ -196,8 +263,8 @@ void SrTttBlockImpl::closeWindow(SrTttLayerState& state, std::int64_t start,
     for (const std::int64_t local : routing.routed) w.routed.push_back(start + local);
     w.evicted = std::move(evicted);
     w.dropped = state.cache.dropped - dropped_before;
-    // An overflowing insert keeps the first routed tokens and drops the rest (residual_cache.h).
-    w.inserted.assign(w.routed.begin(), w.routed.end() - w.dropped);
+    // An overflowing insert keeps the first tokens and drops the rest (residual_cache.h).
+    w.inserted.assign(positions.begin(), positions.end() - w.dropped);
     w.occupancy = state.cache.size();
     w.evictions = state.cache.evictions;
     sequence.trace_layer->windows.push_back(std::move(w));

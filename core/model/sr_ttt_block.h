@@ -58,6 +58,13 @@ class SrTttBlockImpl : public LayerImpl {
   torch::Tensor cachePath(Sequence& sequence) const;
   // Judges and inserts the open window of `state`, which starts at `start`.
   void closeWindow(SrTttLayerState& state, std::int64_t start, Sequence& sequence) const;
+  // Training (sr_ttt_supervision.h): the oracle mass of the answer queries among the n queries
+  // from `start` that read `cache` with `weights` [H, n, C]; the forced tokens of the window of n
+  // tokens from `start` added to `inserted` (local indices, ascending).
+  void collectOracleMass(Sequence& sequence, const ResidualCache& cache,
+                         const torch::Tensor& weights, std::int64_t start, std::int64_t n) const;
+  void forceInsert(Sequence& sequence, std::int64_t start, std::int64_t n,
+                   std::vector<std::int64_t>& inserted) const;
 
   SrTttSettings m_settings;
 };

@@ -11,14 +11,17 @@ namespace studio::train {
 
 namespace fs = std::filesystem;
 
-const char* const kOptimizerFile = "optimizer.pt";
+const char* const kOptimizerFile = "optimizer.safetensors";
+const char* const kLegacyOptimizerFile = "optimizer.pt";
 const char* const kTrainerStateFile = "trainer_state.json";
 const char* const kCurveFile = "curve.json";
 
 nlohmann::json CurvePoint::toJson() const {
-  return {{"step", step},         {"loss", loss},        {"answer_loss", answer_loss},
-          {"lr", learning_rate},  {"grad_norm", grad_norm}, {"tokens", tokens},
-          {"seconds", seconds}};
+  nlohmann::json json = {{"step", step},         {"loss", loss},        {"answer_loss", answer_loss},
+                         {"lr", learning_rate},  {"grad_norm", grad_norm}, {"tokens", tokens},
+                         {"seconds", seconds}};
+  if (!metrics.empty()) json["metrics"] = metrics;
+  return json;
 }
 
 CurvePoint CurvePoint::fromJson(const nlohmann::json& json) {
@@ -30,6 +33,7 @@ CurvePoint CurvePoint::fromJson(const nlohmann::json& json) {
   p.grad_norm = json.at("grad_norm").get<double>();
   p.tokens = json.at("tokens").get<std::int64_t>();
   p.seconds = json.at("seconds").get<double>();
+  if (json.contains("metrics")) p.metrics = json.at("metrics").get<std::map<std::string, double>>();
   return p;
 }
 

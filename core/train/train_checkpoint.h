@@ -1,7 +1,8 @@
 #pragma once
 // A training checkpoint: a Hugging Face folder that loadModel reads as it is (config.json,
-// model.safetensors, tokenizer.json) plus what resuming needs next to it: optimizer.pt (AdamW's
-// moments and step counts) and trainer_state.json (steps done, seed, recipe, curve so far). The
+// model.safetensors, tokenizer.json) plus what resuming needs next to it: optimizer.safetensors
+// (AdamW's moments and step counts by parameter name, optimizer_state.h; checkpoints of earlier
+// versions hold torch::save's optimizer.pt, still read) and trainer_state.json (steps done, seed, recipe, curve so far). The
 // data needs no saved RNG state: each step's batch is a function of (seed, step), see
 // training_data.h.
 //
@@ -11,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,6 +28,8 @@ struct CurvePoint {
   double grad_norm = 0;        // before clipping
   std::int64_t tokens = 0;     // input tokens of the batch (padding excluded)
   double seconds = 0;          // wall time of the run so far (earlier sessions included)
+  // A stage's own measures (SR-TTT stage 2: oracle_loss, containment, ...); "metrics" in JSON.
+  std::map<std::string, double> metrics;
 
   nlohmann::json toJson() const;
   static CurvePoint fromJson(const nlohmann::json& json);
@@ -55,7 +59,8 @@ std::vector<std::string> listCheckpoints(const std::string& out_dir);
 TrainingState readTrainingState(const std::string& dir);
 
 // The files of a training checkpoint beyond the model folder.
-extern const char* const kOptimizerFile;     // "optimizer.pt"
+extern const char* const kOptimizerFile;        // "optimizer.safetensors" (optimizer_state.h)
+extern const char* const kLegacyOptimizerFile;  // "optimizer.pt": torch::save's, before
 extern const char* const kTrainerStateFile;  // "trainer_state.json"
 extern const char* const kCurveFile;         // "curve.json" in the output folder
 

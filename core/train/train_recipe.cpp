@@ -166,6 +166,51 @@ RefineRecipe parseRefine(const nlohmann::json& json, const std::string& file) {
   return refine;
 }
 
+SrTttStageRecipe parseSrTttStage(const nlohmann::json& json, const std::string& file,
+                                 const TrainRecipe& recipe) {
+  const Fields f(json, file, "sr_ttt");
+  f.allowOnly({"stage", "oracle_weight", "answer_loss_weight", "force_insert", "curriculum",
+               "curriculum_min_gap", "curriculum_random_fraction", "curriculum_anneal_fraction"});
+  if (recipe.model.family != model::ModelFamily::SrTtt) {
+    f.fail("", "is for model_type sr_ttt (the recipe's model is " +
+                   std::string(model::modelFamilyName(recipe.model.family)) + ")");
+  }
+  SrTttStageRecipe s;
+  s.stage = f.string("stage", "");
+  if (s.stage != "backbone" && s.stage != "cache" && s.stage != "gates") {
+    f.fail("stage", "is '" + s.stage + "', must be backbone, cache or gates");
+  }
+  if (s.stage == "backbone") {
+    f.allowOnly({"stage"});
+    return s;
+  }
+  if (recipe.init_from.empty()) {
+    f.fail("stage", "'" + s.stage + "' trains on a frozen backbone: set init_from to the "
+                    "backbone stage's checkpoint");
+  }
+  const auto flag = [&](const std::string& key, bool fallback) {
+    if (!f.has(key)) return fallback;
+    if (!f.at(key).is_boolean()) f.fail(key, "must be true or false");
+    return f.at(key).get<bool>();
+  };
+  const bool v2 = s.stage == "cache";
+  const model::SrTttSettings& m = recipe.model.sr_ttt;
+  s.oracle_weight = f.number("oracle_weight", v2 ? m.oracle_weight : 0.0, 0.0, 1e3);
+  s.answer_loss_weight = f.number("answer_loss_weight", v2 ? 1.0 : 0.0, 0.0, 1e3);
+  s.force_insert = flag("force_insert", v2 && m.force_insert_needle_in_training);
+  s.curriculum = flag("curriculum", v2);
+  s.curriculum_min_gap = f.integer("curriculum_min_gap", s.curriculum_min_gap, 0, 1LL << 30);
+  s.curriculum_random_fraction =
+      f.number("curriculum_random_fraction", s.curriculum_random_fraction, 0.0, 1.0);
+  s.curriculum_anneal_fraction =
+      f.number("curriculum_anneal_fraction", s.curriculum_anneal_fraction, 1e-6, 1.0);
+  if (s.stage == "gates" && (s.oracle_weight > 0 || s.answer_loss_weight > 0)) {
+    f.fail(s.oracle_weight > 0 ? "oracle_weight" : "answer_loss_weight",
+           "stage 'gates' is the paper's: the gates train on the recipe's loss alone");
+  }
+  return s;
+}
+
 }  // namespace
 
 std::string MixtureSource::label() const { return task.empty() ? "text" : task; }
@@ -175,7 +220,7 @@ TrainRecipe TrainRecipe::fromJson(const nlohmann::json& json, const std::string&
   const Fields f(json, file, "");
   f.allowOnly({"model", "model_config", "data", "optimizer", "steps", "batch_size", "seed",
                "device", "dtype", "threads", "checkpoint_every", "keep_checkpoints", "log_every",
-               "init_from", "qk_norm_init", "objective", "refine", "comment"});
+               "init_from", "qk_norm_init", "objective", "refine", "sr_ttt", "comment"});
   TrainRecipe recipe;
   recipe.raw = json;
 
@@ -267,6 +312,10 @@ TrainRecipe TrainRecipe::fromJson(const nlohmann::json& json, const std::string&
                              "unless the refine block sets it)");
     }
     recipe.optimizer.lr = recipe.refine.config.lr;
+  }
+  if (f.has("sr_ttt")) {
+    if (recipe.objective != "ntp") f.fail("sr_ttt", "goes with objective ntp");
+    recipe.sr_ttt = parseSrTttStage(f.at("sr_ttt"), file, recipe);
   }
   if (recipe.optimizer.warmup_steps > recipe.steps) {
     throwError(ErrorKind::Config, file, "optimizer.warmup_steps",

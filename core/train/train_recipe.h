@@ -15,7 +15,8 @@
 //   "checkpoint_every": 100, "keep_checkpoints": 2, "log_every": 10,
 //   "init_from": "checkpoint/folder" | "qk_norm_init": 2.0,
 //   "objective": "ntp" | "refine",
-//   "refine": {"preset": "midtrain" | "posttrain" | "ttt", "nested": false, <RefineConfig fields>}
+//   "refine": {"preset": "midtrain" | "posttrain" | "ttt", "nested": false, <RefineConfig fields>},
+//   "sr_ttt": {"stage": "backbone" | "cache" | "gates", ...} (SrTttStageRecipe)
 // }
 
 #include <nlohmann/json.hpp>
@@ -86,6 +87,38 @@ struct RefineRecipe {
   bool nested = false;
 };
 
+// SR-TTT's two-stage curriculum (SPEC §5; sr_ttt_v2.py's train_stage1/train_stage2), for a model
+// of model_type sr_ttt. `stage`:
+//   - "backbone" (v2's stage 1): every weight trains, the cache is off (the block's output is the
+//     TTT path alone); the gates start at 0, so the checkpoint reads as the backbone alone;
+//   - "cache" (v2's stage 2, needs init_from): the backbone is frozen; the gates (reset to
+//     alpha_init) and the cache read's W_qc, W_kc, W_vc, W_o train with the cache on, on the
+//     recipe's loss + answer_loss_weight·(the answers' mean loss) + oracle_weight·(v2's oracle
+//     loss, −log of the read weight the answer queries put on the cached needle tokens), the
+//     items' evidence forced into the cache, and v2's distance curriculum on niah-like items;
+//   - "gates" (the paper's stage 2, needs init_from): only the gates train, on the recipe's loss,
+//     with the cache on and nothing forced.
+// {"stage": "cache", "oracle_weight": 1.0, "answer_loss_weight": 1.0, "force_insert": true,
+//  "curriculum": true, "curriculum_min_gap": 128, "curriculum_random_fraction": 0.2,
+//  "curriculum_anneal_fraction": 0.8}
+struct SrTttStageRecipe {
+  std::string stage;  // empty: not staged (every weight trains, the cache on)
+  double oracle_weight = 0.0;
+  double answer_loss_weight = 0.0;
+  bool force_insert = false;
+  // v2's V2-4: on items with a needle depth, the needle-to-question gap (in characters of
+  // background) anneals from curriculum_min_gap to the whole background over the first
+  // curriculum_anneal_fraction of the steps (×U(0.8, 1.2)); curriculum_random_fraction of the
+  // items keep the recipe's depth.
+  bool curriculum = false;
+  std::int64_t curriculum_min_gap = 128;
+  double curriculum_random_fraction = 0.2;
+  double curriculum_anneal_fraction = 0.8;
+
+  bool cacheOn() const { return stage != "backbone"; }
+  bool freezesBackbone() const { return stage == "cache" || stage == "gates"; }
+};
+
 struct TrainRecipe {
   model::ModelConfig model;
   DataRecipe data;
@@ -116,6 +149,7 @@ struct TrainRecipe {
   // "ntp" (the default): the weighted next-token loss; "refine": ReFINE with `refine`.
   std::string objective = "ntp";
   RefineRecipe refine;  // read with objective "refine"
+  SrTttStageRecipe sr_ttt;  // the "sr_ttt" block (model_type sr_ttt only)
 
   nlohmann::json raw;  // the recipe as read (stored with the run and the checkpoints)
 

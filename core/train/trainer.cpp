@@ -15,7 +15,9 @@
 #include "core/tokenizer/byte_level_writer.h"
 #include "core/tokenizer/tokenizer.h"
 #include "core/train/lr_schedule.h"
+#include "core/train/optimizer_state.h"
 #include "core/train/refine_objective.h"
+#include "core/train/sr_ttt_stage.h"
 #include "core/train/training_data.h"
 
 namespace studio::train {
@@ -24,9 +26,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Recipe fields that do not change the curve: a resumed run may change them.
+// Recipe fields that do not change the curve: a resumed run may change them. The device changes
+// only the rounding (a CPU run may continue on a lent GPU and come back); the dtype stays.
 const char* const kFreeRecipeFields[] = {"checkpoint_every", "keep_checkpoints", "log_every",
-                                         "threads", "comment"};
+                                         "threads", "device", "comment"};
 
 // init_from must hold the recipe's architecture: every config field but the stored dtype agrees.
 void requireSameArchitecture(const model::ModelConfig& found, const model::ModelConfig& wanted,
@@ -97,6 +100,7 @@ struct TrainableModel {
   std::vector<torch::Tensor> decayed;    // matrices (embeddings included)
   std::vector<torch::Tensor> undecayed;  // norm weights and biases
   std::vector<torch::Tensor> all;
+  NamedParameters named;  // the trained ones, by name
 };
 
 // Matrices are decayed; norm weights and biases are not, the TTT layers' ones included, whose
@@ -109,14 +113,19 @@ bool isDecayedWeight(const std::string& name, const torch::Tensor& p) {
   return true;
 }
 
-TrainableModel makeTrainable(std::shared_ptr<model::LoadedModel> loaded) {
+// Every weight trains unless an SR-TTT stage freezes it (sr_ttt_stage.h).
+TrainableModel makeTrainable(std::shared_ptr<model::LoadedModel> loaded,
+                             const SrTttStageRecipe& stage) {
   TrainableModel model;
   model.loaded = std::move(loaded);
   for (auto& item : model.loaded->lm->named_parameters()) {
     torch::Tensor& p = item.value();
     // Own the memory (a loaded checkpoint's tensors may view its mapped file), then train it.
     p.set_data(p.detach().clone());
-    p.set_requires_grad(true);
+    const bool trains = srTttStageTrains(stage, item.key());
+    p.set_requires_grad(trains);
+    if (!trains) continue;
+    model.named.emplace_back(item.key(), p);
     (isDecayedWeight(item.key(), p) ? model.decayed : model.undecayed).push_back(p);
     model.all.push_back(p);
   }
@@ -173,12 +182,7 @@ std::string saveCheckpoint(const std::string& out_dir, const model::ModelConfig&
   write.tokenizer_json = nlohmann::json::parse(tokenizer_json);
   write.metadata = {{"studio_train_step", std::to_string(state.step)}};
   model::writeCheckpoint(temp_dir.string(), config, tensors, write);
-  try {
-    torch::save(optimizer, (temp_dir / kOptimizerFile).string());
-  } catch (const c10::Error& error) {
-    throwError(ErrorKind::Io, (temp_dir / kOptimizerFile).string(), "",
-               std::string("cannot save the optimizer state: ") + error.what_without_backtrace());
-  }
+  saveOptimizerState((temp_dir / kOptimizerFile).string(), optimizer, model.named);
   model::writeFileAtomically((temp_dir / kTrainerStateFile).string(), state.toJson().dump(1));
 
   removeTree(final_dir.string());
@@ -242,30 +246,38 @@ TrainOutcome runTraining(const TrainRecipe& recipe, const TrainerOptions& option
     state = readTrainingState(last_checkpoint);
     requireSameRecipe(state.recipe, recipe.raw, last_checkpoint);
     state.recipe = recipe.raw;
-    model = makeTrainable(model::loadModel(last_checkpoint, load));
+    model = makeTrainable(model::loadModel(last_checkpoint, load), recipe.sr_ttt);
   } else if (!recipe.init_from.empty()) {
     auto initial = model::loadModel(recipe.init_from, load);
     requireSameArchitecture(initial->config, config, recipe.init_from);
-    model = makeTrainable(std::move(initial));
+    model = makeTrainable(std::move(initial), recipe.sr_ttt);
+    startSrTttStage(recipe.sr_ttt, config.sr_ttt.alpha_init, *model.loaded->lm);
   } else {
     auto tensors = model::randomTensors(config, recipe.seed);
     for (auto& [name, tensor] : tensors) {
       if (isQkNormWeight(name)) tensor.fill_(recipe.qk_norm_init);
     }
-    model = makeTrainable(model::buildModel(config, tensors, load));
+    model = makeTrainable(model::buildModel(config, tensors, load), recipe.sr_ttt);
+    startSrTttStage(recipe.sr_ttt, config.sr_ttt.alpha_init, *model.loaded->lm);
   }
   const auto optimizer = makeOptimizer(model, recipe.optimizer);
   if (!existing.empty()) {
-    const std::string file = (fs::path(last_checkpoint) / kOptimizerFile).string();
-    try {
-      torch::load(*optimizer, file, device);
-    } catch (const c10::Error& error) {
-      throwError(ErrorKind::Format, file, "",
-                 std::string("cannot load the optimizer state: ") + error.what_without_backtrace());
+    const fs::path portable = fs::path(last_checkpoint) / kOptimizerFile;
+    const fs::path legacy = fs::path(last_checkpoint) / kLegacyOptimizerFile;
+    if (fs::exists(portable) || !fs::exists(legacy)) {
+      loadOptimizerState(portable.string(), *optimizer, model.named);
+    } else {
+      loadLegacyOptimizerState(legacy.string(), *optimizer, model.named, device);
     }
   }
 
-  const TrainingData data(recipe.data, tokenizer, eot.front(), recipe.seed);
+  NeedleGapCurriculum curriculum;
+  curriculum.on = recipe.sr_ttt.curriculum;
+  curriculum.steps = recipe.steps;
+  curriculum.min_gap = recipe.sr_ttt.curriculum_min_gap;
+  curriculum.random_fraction = recipe.sr_ttt.curriculum_random_fraction;
+  curriculum.anneal_fraction = recipe.sr_ttt.curriculum_anneal_fraction;
+  const TrainingData data(recipe.data, tokenizer, eot.front(), recipe.seed, curriculum);
   const CosineSchedule schedule{recipe.optimizer.lr, recipe.optimizer.min_lr_ratio,
                                 recipe.optimizer.warmup_steps, recipe.steps};
   const std::int64_t end =
@@ -283,8 +295,14 @@ TrainOutcome runTraining(const TrainRecipe& recipe, const TrainerOptions& option
   std::int64_t saved_step = existing.empty() ? -1 : state.step;
   auto& lm = model.loaded->lm;
   lm->train();
+  const auto run_started = std::chrono::steady_clock::now();
   while (state.step < end) {
     if (options.cancelled && options.cancelled()) break;
+    if (options.max_seconds > 0 &&
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - run_started).count() >=
+            options.max_seconds) {
+      break;
+    }
     const std::int64_t step = state.step;  // 0-based index of the step being taken
     const double lr = schedule.at(step);
     for (auto& group : optimizer->param_groups()) {
@@ -314,10 +332,14 @@ TrainOutcome runTraining(const TrainRecipe& recipe, const TrainerOptions& option
     optimizer->zero_grad();
     torch::Tensor hidden;  // [B, T, hidden]
     torch::Tensor logits;  // [B, T, V] float32
+    const bool staged = !recipe.sr_ttt.stage.empty();
+    model::SrTttSupervision supervision;
+    if (staged) supervision = srTttSupervision(recipe.sr_ttt, batch);
     {
       const AutocastScope autocast(bf16);
       model::ForwardContext context;
       context.mode = model::AttentionMode::Full;
+      if (staged) context.sr_ttt_supervision = &supervision;
       hidden = lm->forward(inputs, context);
       logits = lm->logits(hidden).to(torch::kFloat32);
     }
@@ -327,7 +349,10 @@ TrainOutcome runTraining(const TrainRecipe& recipe, const TrainerOptions& option
             logits.reshape({-1, vocab}), targets.reshape({-1}),
             torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone))
             .reshape(targets.sizes());
-    const torch::Tensor loss = (token_loss * weights).sum() / weights.sum().clamp_min(1e-8);
+    const SrTttStageLoss stage_loss =
+        srTttStageLoss(recipe.sr_ttt, supervision, token_loss, batch, *lm);
+    const torch::Tensor loss =
+        (token_loss * weights).sum() / weights.sum().clamp_min(1e-8) + stage_loss.extra;
     double objective = loss.item<double>();
     if (refine && !recipe.refine.nested) {
       // Mid-training: λ_SFT·(this loss) + λ_RL·L_NSP, the rollouts drawn from this forward.
@@ -352,6 +377,7 @@ TrainOutcome runTraining(const TrainRecipe& recipe, const TrainerOptions& option
     point.grad_norm = grad_norm;
     point.tokens = batch.tokens;
     point.seconds = elapsed();
+    point.metrics = stage_loss.metrics;
     state.seconds = point.seconds;
     state.curve.push_back(point);
     if (!std::isfinite(point.loss)) {
@@ -396,6 +422,9 @@ TrainOutcome runTraining(const TrainRecipe& recipe, const TrainerOptions& option
            << "  loss " << point.loss << "  answer loss " << point.answer_loss
            << std::setprecision(6) << "  lr " << lr << std::setprecision(3) << "  grad norm "
            << grad_norm;
+      for (const auto& [name, value] : point.metrics) {
+        line << std::setprecision(4) << "  " << name << " " << value;
+      }
       if (refine) {
         line << std::setprecision(4) << "  L_NSP " << refine_outcome.loss_nsp << "  reward "
              << refine_outcome.reward_mean << " over " << refine_outcome.rewards.size()

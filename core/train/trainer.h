@@ -26,6 +26,8 @@ struct TrainerOptions {
   std::function<bool()> cancelled;  // checked between steps; a cancelled run saves a checkpoint
   // Stop (with a checkpoint) once this many steps are done in total; −1: run the recipe's steps.
   std::int64_t stop_at_step = -1;
+  // Stop (with a checkpoint) once this call has trained this many seconds; ≤ 0: no limit.
+  double max_seconds = -1;
 };
 
 struct TrainOutcome {

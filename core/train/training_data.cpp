@@ -7,6 +7,8 @@
 
 #include "core/common/error.h"
 #include "core/common/param_spec.h"
+#include "core/common/utf8.h"
+#include "core/engine/prepared_prompt.h"
 #include "core/engine/prompt_template.h"
 #include "core/task/seeded_rng.h"
 #include "core/task/task.h"
@@ -33,7 +35,66 @@ std::int64_t textWindow(const MixtureSource& source, std::int64_t seq_len) {
   return source.window > 0 ? source.window : seq_len;
 }
 
+// Whether the generator takes an Int "chars" and a Float "depth" (the curriculum's items).
+bool hasNeedleDepth(const task::TaskGenerator& generator) {
+  bool chars = false, depth = false;
+  for (const ParamSpec& spec : generator.params()) {
+    chars = chars || (spec.name == "chars" && spec.type == ParamSpec::Type::Int);
+    depth = depth || (spec.name == "depth" && spec.type == ParamSpec::Type::Float);
+  }
+  return chars && depth;
+}
+
+// The evidence tokens of `item` in the prompt `encoding` whose context starts at byte
+// `context_offset`, and the copy pairs of the answer that follows at `answer_from`.
+void markEvidence(const task::TaskItem& item, const tokenizer::Encoding& encoding,
+                  std::size_t context_offset, TrainingExample& example) {
+  const utf8::OffsetMap offsets(item.context);
+  const auto at = static_cast<std::int64_t>(context_offset);
+  for (const Span& target : item.targets) {
+    const Span bytes{at + static_cast<std::int64_t>(offsets.byteOf(static_cast<std::size_t>(target.start))),
+                     at + static_cast<std::int64_t>(offsets.byteOf(static_cast<std::size_t>(target.end)))};
+    std::vector<std::int64_t> span;  // the tokens holding the target's bytes
+    for (const Span& tokens : engine::tokensCovering(encoding.byte_offsets, {bytes})) {
+      for (std::int64_t t = tokens.start; t < tokens.end; ++t) span.push_back(t);
+    }
+    example.evidence.insert(example.evidence.end(), span.begin(), span.end());
+    const auto answer_tokens = static_cast<std::int64_t>(example.ids.size()) - example.answer_from;
+    if (!example.copy_queries.empty() || span.empty() ||
+        static_cast<std::int64_t>(span.size()) > answer_tokens) {
+      continue;
+    }
+    bool verbatim = true;
+    for (std::size_t i = 0; i < span.size() && verbatim; ++i) {
+      verbatim = example.ids[static_cast<std::size_t>(span[i])] ==
+                 example.ids[static_cast<std::size_t>(example.answer_from) + i];
+    }
+    if (!verbatim) continue;
+    for (std::size_t i = 0; i < span.size(); ++i) {
+      example.copy_queries.push_back(example.answer_from - 1 + static_cast<std::int64_t>(i));
+      example.copy_sources.push_back(span[i]);
+    }
+  }
+  std::sort(example.evidence.begin(), example.evidence.end());
+  example.evidence.erase(std::unique(example.evidence.begin(), example.evidence.end()),
+                         example.evidence.end());
+}
+
 }  // namespace
+
+std::optional<double> NeedleGapCurriculum::depth(std::int64_t step, std::int64_t chars,
+                                                 double u_mix, double u_scale) const {
+  if (!on || chars <= 0 || u_mix < random_fraction) return std::nullopt;
+  const double anneal =
+      static_cast<double>(std::max<std::int64_t>(1, static_cast<std::int64_t>(anneal_fraction *
+                                                                              static_cast<double>(steps))));
+  const double f = std::min(1.0, static_cast<double>(step + 1) / anneal);
+  const auto gap = static_cast<std::int64_t>(
+      static_cast<double>(static_cast<std::int64_t>(
+          static_cast<double>(min_gap) + f * static_cast<double>(chars - min_gap))) *
+      (0.8 + 0.4 * u_scale));
+  return std::clamp(1.0 - static_cast<double>(gap) / static_cast<double>(chars), 0.0, 1.0);
+}
 
 TrainingExample answerExample(const tokenizer::Tokenizer& tokenizer, const task::TaskItem& item,
                               std::int64_t end_of_text, double context_loss_weight,
@@ -47,7 +108,9 @@ TrainingExample answerExample(const tokenizer::Tokenizer& tokenizer, const task:
   parts.question = item.question;
   TrainingExample example;
   example.source = source;
-  example.ids = tokenizer.encode(engine::answerPrompt(parts).text).ids;
+  const engine::BuiltPrompt prompt = engine::answerPrompt(parts);
+  const tokenizer::Encoding encoding = tokenizer.encode(prompt.text);
+  example.ids = encoding.ids;
   const std::size_t answer_from = example.ids.size();
   const std::vector<std::int64_t> answer = tokenizer.encode(item.answers.front() + "\n").ids;
   example.ids.insert(example.ids.end(), answer.begin(), answer.end());
@@ -57,6 +120,7 @@ TrainingExample answerExample(const tokenizer::Tokenizer& tokenizer, const task:
   std::fill(example.weights.begin() + static_cast<std::ptrdiff_t>(answer_from),
             example.weights.end(), 1.0f);
   example.answer_from = static_cast<std::int64_t>(answer_from);
+  markEvidence(item, encoding, prompt.context_offset, example);
   return example;
 }
 
@@ -69,9 +133,10 @@ std::uint64_t trainingItemSeed(std::uint64_t recipe_seed, std::int64_t step, std
 
 TrainingData::TrainingData(const DataRecipe& recipe,
                            std::shared_ptr<const tokenizer::Tokenizer> tokenizer,
-                           std::int64_t end_of_text_id, std::uint64_t seed)
+                           std::int64_t end_of_text_id, std::uint64_t seed,
+                           NeedleGapCurriculum curriculum)
     : m_recipe(recipe), m_tokenizer(std::move(tokenizer)), m_end_of_text(end_of_text_id),
-      m_seed(seed) {
+      m_seed(seed), m_curriculum(curriculum) {
   double total = 0;
   for (std::size_t i = 0; i < recipe.mixture.size(); ++i) {
     const MixtureSource& r = recipe.mixture[i];
@@ -158,6 +223,16 @@ TrainingExample TrainingData::taskExample(const Source& source, std::int64_t ste
         given[spec.name] = rng.uniformInt(static_cast<std::int64_t>(lo), static_cast<std::int64_t>(hi));
       } else {
         given[spec.name] = lo + (hi - lo) * rng.uniform01();
+      }
+    }
+    if (m_curriculum.on && hasNeedleDepth(*source.generator)) {
+      task::SeededRng draw = task::SeededRng::stream(item_seed, "train-curriculum");
+      const double u_mix = draw.uniform01();
+      const double u_scale = draw.uniform01();
+      const nlohmann::json chars =
+          resolveParams(r.task, source.generator->params(), given).at("chars");
+      if (const auto depth = m_curriculum.depth(step, chars.get<std::int64_t>(), u_mix, u_scale)) {
+        given["depth"] = *depth;
       }
     }
     const task::TaskItem item =

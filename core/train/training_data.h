@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,30 @@ struct TrainingExample {
   std::vector<float> weights;
   std::string source;        // the mixture source's label
   std::int64_t answer_from = 1;  // the answer's first token (1 for a text window)
+  // Task items: the positions in ids of the tokens of the item's evidence (its targets), and,
+  // where the answer begins with an evidence span's tokens verbatim (a needle's code), the pairs
+  // (query predicting answer token i = answer_from − 1 + i, the evidence token it copies).
+  std::vector<std::int64_t> evidence;
+  std::vector<std::int64_t> copy_queries;
+  std::vector<std::int64_t> copy_sources;
+};
+
+// v2's distance curriculum (SR-TTT stage 2, V2-4) on task sources with an Int "chars" and a Float
+// "depth" parameter (niah): for an item of step s (0-based) of `steps`, unless a uniform draw
+// falls below random_fraction, gap = ⌊(min_gap + f·(chars − min_gap))·U(0.8, 1.2)⌋ with
+// f = min(1, (s + 1) / max(1, ⌊anneal_fraction·steps⌋)), and depth = clamp(1 − gap/chars, 0, 1):
+// the needle sits about gap characters of background before the question.
+struct NeedleGapCurriculum {
+  bool on = false;
+  std::int64_t steps = 1;
+  std::int64_t min_gap = 128;
+  double random_fraction = 0.2;
+  double anneal_fraction = 0.8;
+
+  // The depth for an item of `chars` at `step`, from two uniform draws in [0, 1); nullopt: keep
+  // the recipe's depth.
+  std::optional<double> depth(std::int64_t step, std::int64_t chars, double u_mix,
+                              double u_scale) const;
 };
 
 struct TrainingBatch {
@@ -64,7 +89,8 @@ class TrainingData {
   // (Io) for a text file that cannot be read or is shorter than seq_len + 1 tokens. The task
   // registry must be filled (plugins::registerBuiltinPlugins) before.
   TrainingData(const DataRecipe& recipe, std::shared_ptr<const tokenizer::Tokenizer> tokenizer,
-               std::int64_t end_of_text_id, std::uint64_t seed);
+               std::int64_t end_of_text_id, std::uint64_t seed,
+               NeedleGapCurriculum curriculum = {});
 
   TrainingExample example(std::int64_t step, std::int64_t slot) const;
   TrainingBatch batch(std::int64_t step, std::int64_t batch_size) const;
@@ -85,6 +111,7 @@ class TrainingData {
   std::uint64_t m_seed = 0;
   std::vector<Source> m_sources;
   std::vector<double> m_cumulative;  // cumulative normalised weights of m_sources
+  NeedleGapCurriculum m_curriculum;
 };
 
 }  // namespace studio::train

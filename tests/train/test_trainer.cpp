@@ -179,7 +179,7 @@ TEST_CASE("a checkpoint is a Hugging Face folder that loadModel reads back", "[t
   const auto recipe = tinyRecipe(3, (dir / "text.txt").string());
   const train::TrainOutcome outcome = train::runTraining(recipe, options);
   REQUIRE(outcome.last_checkpoint == (dir / "out" / "checkpoint-000003").string());
-  for (const char* file : {"config.json", "model.safetensors", "tokenizer.json", "optimizer.pt",
+  for (const char* file : {"config.json", "model.safetensors", "tokenizer.json", "optimizer.safetensors",
                            "trainer_state.json"}) {
     CHECK(std::filesystem::exists(std::filesystem::path(outcome.last_checkpoint) / file));
   }

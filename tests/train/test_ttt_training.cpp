@@ -83,7 +83,7 @@ TEST_CASE("a TTT checkpoint loads through the engine and computes what the train
   options.out_dir = (dir / "out").string();
   const auto outcome =
       train::runTraining(recipeOf(tinyTttRecipe("mlp", 3, (dir / "text.txt").string())), options);
-  for (const char* file : {"config.json", "model.safetensors", "tokenizer.json", "optimizer.pt",
+  for (const char* file : {"config.json", "model.safetensors", "tokenizer.json", "optimizer.safetensors",
                            "trainer_state.json"}) {
     CHECK(std::filesystem::exists(std::filesystem::path(outcome.last_checkpoint) / file));
   }
