@@ -11,6 +11,8 @@
 
 #include "analysis/fast_weight_document.h"
 #include "analysis/fast_weight_figures.h"
+#include "analysis/routing_document.h"
+#include "analysis/routing_figures.h"
 #include "views/document_view.h"
 #include "views/run_traces.h"
 
@@ -35,16 +37,27 @@ bool hasFastWeightGap(const RunTrace& run) {
          !run.artifacts("answer_attention").empty();
 }
 
+bool hasDocumentRouting(const RunTrace& run) {
+  for (const engine::RoutingEvent& event : run.events.all<engine::RoutingEvent>()) {
+    if (event.document_start >= 0) return true;
+  }
+  return false;
+}
+
 // What the run can colour the document by.
 QStringList quantitiesOf(const RunTrace& run) {
   QStringList quantities = attentionPhasesOf(run);
   if (hasFastWeightGap(run)) quantities << DocumentColouring::kFastWeightGap;
+  if (hasDocumentRouting(run)) quantities << DocumentColouring::kSurprisal;
   return quantities;
 }
 
 QString quantityLabel(const QString& quantity) {
   if (quantity == QLatin1String(DocumentColouring::kFastWeightGap)) {
     return QObject::tr("TTT: what each token taught (loss before − after)");
+  }
+  if (quantity == QLatin1String(DocumentColouring::kSurprisal)) {
+    return QObject::tr("SR-TTT: surprisal L_t (routed underlined, evicted struck)");
   }
   return quantity == QLatin1String(DocumentColouring::kQtttAttention)
              ? QObject::tr("answer attention after qTTT")
@@ -155,8 +168,13 @@ void DocumentColouring::fillChoices() {
     m_quantity->setCurrentIndex(q >= 0 ? q : m_quantity->count() - 1);
     m_layer->addItem(tr("mean"), -1);
     m_head->addItem(tr("mean"), -1);
-    if (m_quantity->currentData().toString() == QLatin1String(kFastWeightGap)) {
+    const QString chosen = m_quantity->currentData().toString();
+    if (chosen == QLatin1String(kFastWeightGap)) {
       for (int l : analysis::fastWeightLayers(*run)) m_layer->addItem(QString::number(l), l);
+    } else if (chosen == QLatin1String(kSurprisal)) {
+      for (const analysis::RoutingLayerView& view : analysis::routingLayers(*run)) {
+        m_layer->addItem(QString::number(view.layer), view.layer);
+      }
     } else {
       const DocumentAttention shape = documentAttention(*run, kPrefillAttention, -1, -1);
       for (std::int64_t l = 0; l < shape.layers && shape.layers > 1; ++l) {
@@ -185,8 +203,12 @@ void DocumentColouring::apply() {
     m_note->setText(m_run->count() > 1 ? QString() : tr("runs on this document colour it"));
     return;
   }
-  if (m_quantity->currentData().toString() == QLatin1String(kFastWeightGap)) {
+  m_view->setTokenMarks({}, {});  // only the surprisal marks tokens
+  const QString quantity = m_quantity->currentData().toString();
+  if (quantity == QLatin1String(kFastWeightGap)) {
     applyFastWeightGap();
+  } else if (quantity == QLatin1String(kSurprisal)) {
+    applySurprisal();
   } else {
     applyAttention();
   }
@@ -236,6 +258,30 @@ void DocumentColouring::applyFastWeightGap() {
   m_view->setTokenWeights(std::move(gap.token_bytes), std::move(gap.gap),
                           m_log->isChecked() ? DocumentView::WeightScale::Log
                                              : DocumentView::WeightScale::Linear);
+}
+
+void DocumentColouring::applySurprisal() {
+  const RunTrace* run = m_traces->find(selectedRun());
+  analysis::DocumentSurprisal surprisal =
+      analysis::documentSurprisal(*run, m_layer->currentData().toInt());
+  if (surprisal.loss.empty()) {
+    m_view->clearTokenWeights();
+    m_note->setText(tr("no routing on the document"));
+    return;
+  }
+  double sum = 0;
+  for (float l : surprisal.loss) sum += l;
+  m_note->setText(tr("%1 of %2 tokens routed (underlined), %3 evicted again (struck), %4 still "
+                     "cached; mean L_t %5")
+                      .arg(surprisal.routed.size())
+                      .arg(surprisal.loss.size())
+                      .arg(surprisal.evicted.size())
+                      .arg(surprisal.kept)
+                      .arg(sum / static_cast<double>(surprisal.loss.size()), 0, 'g', 3));
+  m_view->setTokenWeights(std::move(surprisal.token_bytes), std::move(surprisal.loss),
+                          m_log->isChecked() ? DocumentView::WeightScale::Log
+                                             : DocumentView::WeightScale::Linear);
+  m_view->setTokenMarks(std::move(surprisal.routed), std::move(surprisal.evicted));
 }
 
 }  // namespace studio::views

@@ -305,6 +305,11 @@ void DocumentView::paintEvent(QPaintEvent*) {
   QTextCharFormat selection_format;
   selection_format.setBackground(pal.highlight());
   selection_format.setForeground(pal.highlightedText());
+  QTextCharFormat underline_format;
+  underline_format.setFontUnderline(true);
+  underline_format.setUnderlineStyle(QTextCharFormat::SingleUnderline);
+  QTextCharFormat strike_format;
+  strike_format.setFontStrikeOut(true);
   QColor header_band = pal.color(QPalette::AlternateBase);
   if (header_band == pal.color(QPalette::Base)) header_band = pal.color(QPalette::Base).darker(108);
 
@@ -343,6 +348,17 @@ void DocumentView::paintEvent(QPaintEvent*) {
       format.setForeground(heat.textOn(level));
       formats.append(formatRange(from, to, format));
     }
+    // Marks: the spans overlapping this line (sorted and disjoint, so their ends are too).
+    const auto mark = [&](const std::vector<Span>& spans, const QTextCharFormat& format) {
+      auto span = std::partition_point(spans.begin(), spans.end(), [a](const Span& s) {
+        return static_cast<std::uint64_t>(s.end) <= a;
+      });
+      for (; span != spans.end() && static_cast<std::uint64_t>(span->start) < b; ++span) {
+        if (clip(span->start, span->end, from, to)) formats.append(formatRange(from, to, format));
+      }
+    };
+    mark(m_underlined, underline_format);
+    mark(m_struck, strike_format);
     if (m_tokens.empty()) {
       QColor fill = m_highlight_color;
       fill.setAlpha(60);
@@ -459,6 +475,17 @@ void DocumentView::setTokenWeights(std::vector<Span> token_byte_spans, std::vect
 void DocumentView::clearTokenWeights() {
   m_tokens.clear();
   m_token_levels.clear();
+  m_underlined.clear();
+  m_struck.clear();
+  viewport()->update();
+}
+
+void DocumentView::setTokenMarks(std::vector<Span> underlined, std::vector<Span> struck) {
+  const auto byStart = [](const Span& x, const Span& y) { return x.start < y.start; };
+  std::sort(underlined.begin(), underlined.end(), byStart);
+  std::sort(struck.begin(), struck.end(), byStart);
+  m_underlined = std::move(underlined);
+  m_struck = std::move(struck);
   viewport()->update();
 }
 

@@ -44,8 +44,14 @@ class DocumentView : public QAbstractScrollArea {
   // weight (Log: on a log scale spanning four decades below it). Sizes must match.
   void setTokenWeights(std::vector<Span> token_byte_spans, std::vector<float> weights,
                        WeightScale scale = WeightScale::Linear);
+  // Clears the token weights and marks.
   void clearTokenWeights();
   std::size_t tokenCount() const { return m_tokens.size(); }
+  // Byte ranges marked over whatever colours them: underlined (SR-TTT: routed to the cache) and
+  // struck through (evicted from it again). Cleared with the token weights.
+  void setTokenMarks(std::vector<Span> underlined, std::vector<Span> struck);
+  const std::vector<Span>& underlinedSpans() const { return m_underlined; }
+  const std::vector<Span>& struckSpans() const { return m_struck; }
 
   // Search: every occurrence of `pattern` (case-insensitive for ASCII unless `match_case`),
   // the one at or after the top of the view becomes current and is scrolled to. Returns the
@@ -105,6 +111,8 @@ class DocumentView : public QAbstractScrollArea {
   QColor m_highlight_color;
   std::vector<Span> m_tokens;         // sorted by start
   std::vector<float> m_token_levels;  // in [0, 1], for the colour scale
+  std::vector<Span> m_underlined;     // sorted by start
+  std::vector<Span> m_struck;         // sorted by start
 
   std::vector<Span> m_matches;  // sorted, non-overlapping
   std::int64_t m_current_match = -1;

@@ -23,6 +23,7 @@
 #include "analysis/fast_weight_document.h"
 #include "analysis/fast_weight_figures.h"
 #include "analysis/refine_trace.h"
+#include "analysis/routing_document.h"
 #include "analysis/routing_evidence.h"
 #include "analysis/routing_figures.h"
 #include "gui/gui_test_support.h"
@@ -382,6 +383,26 @@ TEST_CASE("a run on an SR-TTT model fills the routing panel and exports its figu
   CHECK_FALSE(panel->revealPosition(0));
   CHECK(panel->summary()->text().contains(QStringLiteral("not a document token")));
 
+  // The document coloured by surprisal, routed tokens underlined, evicted ones struck.
+  DocumentColouring& colouring = *window.documentColouring();
+  REQUIRE(colouring.selectRun(id));
+  REQUIRE(colouring.selectQuantity(QLatin1String(DocumentColouring::kSurprisal)));
+  CHECK(colouring.layerBox()->count() == 3);  // the mean and the two layers
+  const analysis::DocumentSurprisal surprisal = analysis::documentSurprisal(trace);
+  REQUIRE_FALSE(surprisal.loss.empty());
+  DocumentView* view = window.documentPanel()->view();
+  CHECK(view->tokenCount() == surprisal.token_bytes.size());
+  CHECK(view->underlinedSpans().size() == surprisal.routed.size());
+  CHECK(view->struckSpans().size() == surprisal.evicted.size());
+  CHECK(colouring.noteLabel()->text().contains(
+      QStringLiteral("%1 of %2 tokens routed").arg(surprisal.routed.size()).arg(surprisal.loss.size())));
+  colouring.layerBox()->setCurrentIndex(colouring.layerBox()->findData(0));
+  std::size_t routed_document_tokens = 0;
+  for (const engine::RoutingEvent& e : layers[0].tokens) {
+    routed_document_tokens += e.document_start >= 0 && layers[0].routed.count(e.position);
+  }
+  CHECK(view->underlinedSpans().size() == routed_document_tokens);
+
   // The session has what the panel drew: the CLI exports both figures from it.
   for (const char* name : {"routing", "routing_cache"}) {
     INFO(name);
@@ -463,4 +484,43 @@ TEST_CASE("the routing figures on a hand-made trace: a closed window supersedes 
   run.spec.document_text = "abcdefgh";
   run.spec.target_chars = {{3, 5}};
   CHECK_FALSE(analysis::routingEvidence(run, layers[0]).mapped);  // no document bytes
+
+  // Over the document (token t at bytes [t, t + 1)): the latest L_t, the routed tokens, and the
+  // one evicted again.
+  analysis::RunTrace mapped;
+  for (engine::RoutingEvent e : run.events.all<engine::RoutingEvent>()) {
+    e.document_start = e.position;
+    e.document_end = e.position + 1;
+    mapped.add(e);
+  }
+  const analysis::DocumentSurprisal one = analysis::documentSurprisal(mapped, 0);
+  REQUIRE(one.loss.size() == 8);
+  CHECK(one.loss[4] == Approx(4.0));
+  CHECK(one.loss[5] == Approx(0.1));  // the closed window's event, not the open one's
+  REQUIRE(one.routed.size() == 3);
+  CHECK(one.routed[0].start == 1);
+  REQUIRE(one.evicted.size() == 1);
+  CHECK(one.evicted[0].start == 1);
+  CHECK(one.kept == 2);
+  CHECK(analysis::documentSurprisal(mapped, 3).loss.empty());
+  // A second layer that routes and keeps position 1: the mean, and 1 no longer struck.
+  for (std::int64_t t = 0; t < 8; ++t) {
+    engine::RoutingEvent e;
+    e.layer = 1;
+    e.position = t;
+    e.loss = 1.0;
+    e.threshold = 1.0;
+    e.routed = e.inserted = t == 1;
+    e.window_start = t < 4 ? 0 : 4;
+    e.window_end = t < 4 ? 4 : 8;
+    e.cache_occupancy = 1;
+    e.document_start = t;
+    e.document_end = t + 1;
+    mapped.add(e);
+  }
+  const analysis::DocumentSurprisal mean = analysis::documentSurprisal(mapped);
+  CHECK(mean.loss[0] == Approx(0.75));
+  CHECK(mean.routed.size() == 3);
+  CHECK(mean.evicted.empty());
+  CHECK(mean.kept == 3);
 }
