@@ -17,6 +17,7 @@
 #include <QProgressBar>
 #include <QScreen>
 #include <QSettings>
+#include <QStandardPaths>
 #include <QStatusBar>
 #include <QTableView>
 #include <QToolButton>
@@ -32,6 +33,7 @@
 #include "sessions/session_reader.h"
 #include "sessions/session_store.h"
 #include "views/about_box.h"
+#include "views/causality_status.h"
 #include "views/document_colouring.h"
 #include "views/comparison_panel.h"
 #include "views/diagnostics_panel.h"
@@ -348,6 +350,44 @@ void MainWindow::buildStatusBar() {
   m_device_label->setText(deviceText());
   m_device_label->setToolTip(tr("Where runs execute"));
   m_model_label->setText(modelText());
+  if (m_options.check_causality) {
+    const QString cache =
+        m_options.causality_cache.isEmpty()
+            ? QDir(QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation))
+                  .filePath(QStringLiteral("causality.json"))
+            : m_options.causality_cache;
+    m_causality = new CausalityStatus(cache, this);
+    connect(m_causality, &CausalityStatus::checked, this, &MainWindow::showCausality);
+  }
+}
+
+void MainWindow::showCausality(const QString& model, const engine::CausalityVerdict& verdict) {
+  using State = engine::CausalityVerdict::State;
+  const QString detail = QString::fromStdString(verdict.detail);
+  if (model != modelPath()) return;
+  QString mark, tip = model + QLatin1Char('\n');
+  m_model_label->setStyleSheet(QString());
+  switch (verdict.state) {
+    case State::Passed:
+      mark = tr("causal ✓");
+      tip += tr("Leak check passed%1: %2").arg(verdict.cached ? tr(" (cached)") : QString(), detail);
+      break;
+    case State::Failed:
+      mark = tr("LEAKS");
+      m_model_label->setStyleSheet(QStringLiteral("color: #c0392b; font-weight: bold;"));
+      tip += tr("Leak check failed%1: %2").arg(verdict.cached ? tr(" (cached)") : QString(), detail);
+      break;
+    case State::NotChecked:
+      mark = tr("causality not checked");
+      tip += detail;
+      break;
+    case State::Error:
+      mark = tr("causality check failed to run");
+      tip += detail;
+      break;
+  }
+  m_model_label->setText(tr("%1 · %2").arg(modelText(), mark));
+  m_model_label->setToolTip(tip);
 }
 
 QString MainWindow::deviceText() const {
@@ -514,8 +554,12 @@ bool MainWindow::setModelPath(const QString& path) {
   }
   const QString model = path.isEmpty() ? QString() : QFileInfo(path).absoluteFilePath();
   m_context->setModelPath(model);
-  m_model_label->setText(modelText());
+  m_model_label->setStyleSheet(QString());
+  m_model_label->setText(m_causality && !model.isEmpty()
+                             ? tr("%1 · checking causality…").arg(modelText())
+                             : modelText());
   m_model_label->setToolTip(model);
+  if (m_causality) m_causality->check(model);
   if (!model.isEmpty()) m_recent.add({RecentEntry::Kind::Model, model});
   emit modelChanged(model);
   return true;

@@ -17,6 +17,7 @@
 
 #include "core/common/span.h"
 #include "core/document/document.h"
+#include "core/engine/causality_verdict.h"
 #include "core/engine/run_spec.h"
 #include "core/task/task.h"
 #include "views/recent_files.h"
@@ -30,6 +31,8 @@ class QToolButton;
 #include "views/analysis_names.h"
 
 namespace studio::views {
+
+class CausalityStatus;
 
 class DocumentColouring;
 class ComparisonPanel;
@@ -53,6 +56,10 @@ struct MainWindowOptions {
   bool restore_layout = true;  // read geometry and dock layout from QSettings
   bool save_layout = true;     // write them on close
   bool error_dialogs = true;   // show errors in a message box besides the status bar
+  // Run the leak check on every model opened (causality_status.h), its verdicts cached in
+  // `causality_cache` (empty: causality.json in the application's data folder).
+  bool check_causality = true;
+  QString causality_cache;
 };
 
 class MainWindow : public QMainWindow {
@@ -121,6 +128,8 @@ class MainWindow : public QMainWindow {
   QDockWidget* dock(const QString& object_name) const;
   QString deviceText() const;
   QString modelText() const;
+  // The status bar's model label with the leak check's verdict (red when the model leaks).
+  void showCausality(const QString& model, const engine::CausalityVerdict& verdict);
 
   void resetLayout();
   void saveLayout();
@@ -182,6 +191,7 @@ class MainWindow : public QMainWindow {
   QLabel* m_session_label = nullptr;
   QLabel* m_device_label = nullptr;
   QLabel* m_model_label = nullptr;
+  CausalityStatus* m_causality = nullptr;
 
   QString m_loading_path;
   bool m_loading_repository = false;

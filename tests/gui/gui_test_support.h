@@ -26,6 +26,7 @@ inline views::MainWindowOptions isolatedWindow() {
   options.restore_layout = false;
   options.save_layout = false;
   options.error_dialogs = false;
+  options.check_causality = false;
   return options;
 }
 
