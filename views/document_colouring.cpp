@@ -214,23 +214,31 @@ void DocumentColouring::apply() {
   }
 }
 
+void DocumentColouring::showNothing(const QString& note) {
+  m_view->clearTokenWeights();
+  m_note->setText(note);
+}
+
+void DocumentColouring::colourTokens(std::vector<Span> token_bytes, std::vector<float> values) {
+  m_view->setTokenWeights(std::move(token_bytes), std::move(values),
+                          m_log->isChecked() ? DocumentView::WeightScale::Log
+                                             : DocumentView::WeightScale::Linear);
+}
+
 void DocumentColouring::applyAttention() {
   const RunTrace* run = m_traces->find(selectedRun());
   DocumentAttention weights =
       documentAttention(*run, m_quantity->currentData().toString().toStdString(),
                         m_layer->currentData().toInt(), m_head->currentData().toInt());
   if (weights.weights.empty()) {
-    m_view->clearTokenWeights();
-    m_note->setText(tr("no weights"));
+    showNothing(tr("no weights"));
     return;
   }
   float total = 0;
   for (float w : weights.weights) total += w;
   m_note->setText(tr("%1% of the answer's attention is on the document")
                       .arg(static_cast<double>(total) * 100, 0, 'f', 1));
-  m_view->setTokenWeights(std::move(weights.token_bytes), std::move(weights.weights),
-                          m_log->isChecked() ? DocumentView::WeightScale::Log
-                                             : DocumentView::WeightScale::Linear);
+  colourTokens(std::move(weights.token_bytes), std::move(weights.weights));
 }
 
 void DocumentColouring::applyFastWeightGap() {
@@ -238,8 +246,7 @@ void DocumentColouring::applyFastWeightGap() {
   analysis::DocumentFastWeightGap gap =
       analysis::documentFastWeightGap(*run, m_layer->currentData().toInt());
   if (gap.gap.empty()) {
-    m_view->clearTokenWeights();
-    m_note->setText(tr("no fast-weight losses on the document"));
+    showNothing(tr("no fast-weight losses on the document"));
     return;
   }
   // A token whose update raised its own loss (a negative gap) stays uncoloured.
@@ -255,9 +262,7 @@ void DocumentColouring::applyFastWeightGap() {
                       .arg(taught)
                       .arg(reported)
                       .arg(reported ? sum / static_cast<double>(reported) : 0.0, 0, 'g', 3));
-  m_view->setTokenWeights(std::move(gap.token_bytes), std::move(gap.gap),
-                          m_log->isChecked() ? DocumentView::WeightScale::Log
-                                             : DocumentView::WeightScale::Linear);
+  colourTokens(std::move(gap.token_bytes), std::move(gap.gap));
 }
 
 void DocumentColouring::applySurprisal() {
@@ -265,8 +270,7 @@ void DocumentColouring::applySurprisal() {
   analysis::DocumentSurprisal surprisal =
       analysis::documentSurprisal(*run, m_layer->currentData().toInt());
   if (surprisal.loss.empty()) {
-    m_view->clearTokenWeights();
-    m_note->setText(tr("no routing on the document"));
+    showNothing(tr("no routing on the document"));
     return;
   }
   double sum = 0;
@@ -278,9 +282,7 @@ void DocumentColouring::applySurprisal() {
                       .arg(surprisal.evicted.size())
                       .arg(surprisal.kept)
                       .arg(sum / static_cast<double>(surprisal.loss.size()), 0, 'g', 3));
-  m_view->setTokenWeights(std::move(surprisal.token_bytes), std::move(surprisal.loss),
-                          m_log->isChecked() ? DocumentView::WeightScale::Log
-                                             : DocumentView::WeightScale::Linear);
+  colourTokens(std::move(surprisal.token_bytes), std::move(surprisal.loss));
   m_view->setTokenMarks(std::move(surprisal.routed), std::move(surprisal.evicted));
 }
 

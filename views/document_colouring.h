@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "core/document/document.h"
 
@@ -59,6 +60,9 @@ class DocumentColouring : public QWidget {
   void applyAttention();
   void applyFastWeightGap();
   void applySurprisal();
+  void showNothing(const QString& note);  // no colours, and why
+  // Colours the tokens by their values on the chosen scale.
+  void colourTokens(std::vector<Span> token_bytes, std::vector<float> values);
 
   RunTraces* m_traces;
   DocumentView* m_view;
