@@ -21,4 +21,9 @@ struct RoutingEvidence {
 
 RoutingEvidence routingEvidence(const RunTrace& run, const RoutingLayerView& layer);
 
+// The run's evidence spans (target_chars) as byte ranges of its document; empty when none.
+std::vector<Span> evidenceBytes(const RunTrace& run);
+// Whether document bytes [start, end) meet any of `evidence`.
+bool meetsEvidence(const std::vector<Span>& evidence, std::int64_t start, std::int64_t end);
+
 }  // namespace studio::analysis

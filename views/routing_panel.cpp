@@ -7,6 +7,7 @@
 
 #include <cmath>
 
+#include "analysis/routing_cache_read.h"
 #include "analysis/routing_evidence.h"
 #include "analysis/routing_figures.h"
 #include "views/figure_view.h"
@@ -28,6 +29,54 @@ QString positionList(const std::vector<std::int64_t>& positions) {
   return out.join(QStringLiteral(", "));
 }
 
+// The document text of `bytes`, short and on one line, or the position when it is not in it.
+QString entryText(const RunTrace& run, const analysis::CacheReadEntry& entry) {
+  if (entry.bytes.start < 0 ||
+      entry.bytes.end > static_cast<std::int64_t>(run.spec.document_text.size())) {
+    return QObject::tr("@%1 (not in the document)").arg(entry.position);
+  }
+  QString text = QString::fromUtf8(
+      run.spec.document_text.data() + entry.bytes.start,
+      static_cast<int>(entry.bytes.end - entry.bytes.start));
+  text.replace(QLatin1Char('\n'), QStringLiteral("↵"));
+  return QObject::tr("«%1» @%2").arg(text, QString::number(entry.position));
+}
+
+// How the answer's first query read layer `layer`'s cache, in words.
+QString cacheReadText(const RunTrace& run, int layer) {
+  for (const analysis::CacheRead& read : analysis::cacheReads(run)) {
+    if (read.layer != layer) continue;
+    if (read.entries.empty()) {
+      return QObject::tr("The answer's first query (position %1) found the cache empty: the TTT "
+                         "path gave all of the mixer's output.")
+          .arg(read.position);
+    }
+    QStringList top;
+    for (std::size_t i = 0; i < read.entries.size() && i < 5; ++i) {
+      top << QObject::tr("%1 %2")
+                 .arg(entryText(run, read.entries[i]))
+                 .arg(read.entries[i].weight, 0, 'f', 3);
+    }
+    QString evidence;
+    if (!run.spec.target_chars.empty()) {
+      evidence = read.evidence_cached
+                     ? QObject::tr(" Its weight on the evidence: %1.").arg(read.evidence_weight, 0, 'f', 3)
+                     : QObject::tr(" No evidence token was in the cache it read.");
+    }
+    return QObject::tr("The answer's first query (position %1): the cache read gave %2% of the "
+                       "mixer's output (‖α·read‖ %3, ‖TTT‖ %4); of %5 entries it read most %6.%7")
+        .arg(read.position)
+        .arg(100 * read.cacheShare(), 0, 'f', 1)
+        .arg(read.cache_norm, 0, 'g', 3)
+        .arg(read.ttt_norm, 0, 'g', 3)
+        .arg(read.entries.size())
+        .arg(top.join(QStringLiteral(", ")))
+        .arg(evidence);
+  }
+  return QObject::tr("This run recorded no cache read for the answer (a session written before "
+                     "the studio recorded them).");
+}
+
 }  // namespace
 
 RoutingPanel::RoutingPanel(StudioContext& context, QWidget* parent)
@@ -46,6 +95,10 @@ RoutingPanel::RoutingPanel(StudioContext& context, QWidget* parent)
   m_evidence = new QLabel(this);
   m_evidence->setWordWrap(true);
   layout->addWidget(m_evidence);
+  m_read = new QLabel(this);
+  m_read->setWordWrap(true);
+  m_read->setTextFormat(Qt::PlainText);
+  layout->addWidget(m_read);
   auto* charts = new QWidget(this);
   auto* charts_layout = new QVBoxLayout(charts);
   charts_layout->setContentsMargins(0, 0, 0, 0);
@@ -69,6 +122,7 @@ void RoutingPanel::refresh() {
     m_run = 0;
     m_summary->setText(tr("Runs on SR-TTT models show their surprisal routing here."));
     m_evidence->clear();
+    m_read->clear();
     m_chart->setFigure(analysis::routingFigure({}));
     m_cache->setFigure(analysis::routingCacheFigure({}));
     return;
@@ -120,6 +174,7 @@ void RoutingPanel::refresh() {
                  : evidence.kept.empty()   ? tr("The needle was routed but not kept.")
                                            : tr("The needle was partly routed or kept.")));
   }
+  m_read->setText(cacheReadText(*run, shown->layer));
   m_chart->setFigure(analysis::routingFigure({run}, shown->layer));
   m_cache->setFigure(analysis::routingCacheFigure({run}));
 }

@@ -54,6 +54,7 @@ Prefilled prefillPrompt(RunContext& context, const PreparedPrompt& prompt) {
   if (hasTttLayers(context.lm())) options.fast_weight_losses = &losses;
   const bool routing = model::hasSrTttLayers(context.lm());
   model::RoutingTrace trace;
+  trace.read_positions = {prompt.answerQuery()};  // how the answer's first query read the cache
   if (routing) options.routing = &trace;
   options.progress = [&](std::int64_t done, std::int64_t total) {
     // The chunk's fast-weight losses go out as it is read, so the view draws them live.
@@ -66,6 +67,7 @@ Prefilled prefillPrompt(RunContext& context, const PreparedPrompt& prompt) {
   if (routing) {
     emitRouting(context, trace, prompt);
     emitOpenWindows(context, prefilled.state, prompt);
+    for (ArtifactEvent& read : cacheReadArtifacts(trace, &prompt)) context.emit(std::move(read));
   }
   if (!attention) {
     context.emit(LogEvent{"info", "the model has no attention layers: no attention probes"});

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <nlohmann/json.hpp>
+
 namespace studio::engine {
 
 namespace {
@@ -57,6 +59,36 @@ std::vector<RoutingEvent> routingEvents(const model::RoutingTrace& trace,
     }
   }
   return events;
+}
+
+std::vector<ArtifactEvent> cacheReadArtifacts(const model::RoutingTrace& trace,
+                                              const PreparedPrompt* prompt) {
+  std::vector<ArtifactEvent> artifacts;
+  for (std::size_t layer = 0; layer < trace.layers.size(); ++layer) {
+    const model::RoutingTrace::Layer& l = trace.layers[layer];
+    for (const model::RoutingTrace::Read& read : l.reads) {
+      ArtifactEvent a;
+      a.name = "cache_read";
+      a.kind = "cache_read";
+      a.shape = {static_cast<std::int64_t>(read.cached.size())};
+      a.data.assign(read.weights.begin(), read.weights.end());
+      nlohmann::json bytes = nlohmann::json::array();
+      for (const std::int64_t position : read.cached) {
+        const Span b = documentBytes(prompt, position);
+        bytes.push_back({b.start, b.end});
+      }
+      a.meta_json = nlohmann::json{{"layer", layer},
+                                   {"position", read.position},
+                                   {"alpha", l.alpha},
+                                   {"cache_norm", read.cache_norm},
+                                   {"ttt_norm", read.ttt_norm},
+                                   {"cached", read.cached},
+                                   {"cached_bytes", bytes}}
+                        .dump();
+      artifacts.push_back(std::move(a));
+    }
+  }
+  return artifacts;
 }
 
 }  // namespace studio::engine

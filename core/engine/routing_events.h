@@ -15,4 +15,12 @@ namespace studio::engine {
 std::vector<RoutingEvent> routingEvents(const model::RoutingTrace& trace,
                                         const PreparedPrompt* prompt);
 
+// The cache reads `trace` recorded (its read_positions: a run records the answer's first query),
+// one "cache_read" artifact per layer and query: data [C] the read's weight on each cache entry it
+// could see (mean over heads), meta {"layer", "position", "alpha", "cache_norm" (‖α·cache_out‖),
+// "ttt_norm" (‖ttt_out‖), "cached": [C] positions, "cached_bytes": [C] [start, end) in the
+// document ([−1, −1] outside it)}.
+std::vector<ArtifactEvent> cacheReadArtifacts(const model::RoutingTrace& trace,
+                                              const PreparedPrompt* prompt);
+
 }  // namespace studio::engine

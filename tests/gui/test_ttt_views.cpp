@@ -23,6 +23,7 @@
 #include "analysis/fast_weight_document.h"
 #include "analysis/fast_weight_figures.h"
 #include "analysis/refine_trace.h"
+#include "analysis/routing_cache_read.h"
 #include "analysis/routing_document.h"
 #include "analysis/routing_evidence.h"
 #include "analysis/routing_figures.h"
@@ -369,6 +370,24 @@ TEST_CASE("a run on an SR-TTT model fills the routing panel and exports its figu
   CHECK(panel->evidence()->text().contains(QStringLiteral("Evidence: %1 tokens")
                                                .arg(evidence.tokens.size())));
   CHECK(panel->evidence()->text().contains(QStringLiteral("needle")));
+  // How the answer's first query read the cache: recorded per layer, shown for the chosen one.
+  const std::vector<analysis::CacheRead> reads = analysis::cacheReads(trace);
+  REQUIRE(reads.size() == 2);
+  CHECK(reads[0].position == trace.result.prompt_tokens - 1);
+  CHECK(panel->cacheRead()->text().contains(QStringLiteral("position %1").arg(reads[0].position)));
+  REQUIRE_FALSE(reads[0].entries.empty());  // the tiny model's cache holds entries by then
+  double total = 0;
+  for (std::size_t i = 0; i < reads[0].entries.size(); ++i) {
+    total += reads[0].entries[i].weight;
+    if (i > 0) CHECK(reads[0].entries[i - 1].weight >= reads[0].entries[i].weight);
+  }
+  CHECK(total == Approx(1.0).epsilon(1e-4));
+  CHECK(panel->cacheRead()->text().contains(
+      QStringLiteral("gave %1%").arg(100 * reads[0].cacheShare(), 0, 'f', 1)));
+  CHECK(panel->cacheRead()->text().contains(QStringLiteral("evidence")));
+  CHECK(reads[0].cacheShare() > 0.0);
+  CHECK(reads[0].cacheShare() < 1.0);
+
   // Layer 1 chosen: its own curve.
   panel->layerBox()->setCurrentIndex(1);
   CHECK(panel->chart()->figure().title.find("layer 1") != std::string::npos);

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <map>
 #include <set>
 
@@ -22,6 +23,7 @@ namespace {
 
 struct Emitted {
   std::vector<engine::RoutingEvent> events;
+  std::vector<engine::ArtifactEvent> cache_reads;
 };
 
 engine::RunContext contextFor(std::shared_ptr<model::LoadedModel> loaded, Emitted& out) {
@@ -34,6 +36,9 @@ engine::RunContext contextFor(std::shared_ptr<model::LoadedModel> loaded, Emitte
       [&out](const engine::Event& event) {
         if (const auto* r = std::get_if<engine::RoutingEvent>(&event)) {
           out.events.push_back(*r);
+        }
+        if (const auto* a = std::get_if<engine::ArtifactEvent>(&event)) {
+          if (a->name == "cache_read") out.cache_reads.push_back(*a);
         }
       },
       nullptr);
@@ -145,6 +150,36 @@ TEST_CASE("sr-ttt: a run's prefill emits per layer and token what studio-cli rou
   CHECK(last.at({1, 29}).document_start == 29);
   CHECK(last.at({1, 29}).document_end == 30);
   CHECK(last.at({1, 30}).document_start == -1);
+
+  // How the answer's first query (the prompt's last token) read each layer's cache: what
+  // routeSequence records for that position.
+  const model::RoutingTrace reads = model::routeSequence(*loaded->lm, ids, {T - 1});
+  REQUIRE(emitted.cache_reads.size() == 2u);
+  for (const engine::ArtifactEvent& a : emitted.cache_reads) {
+    const nlohmann::json meta = nlohmann::json::parse(a.meta_json);
+    const int l = meta.at("layer").get<int>();
+    INFO("layer " << l);
+    REQUIRE(reads.layers[static_cast<std::size_t>(l)].reads.size() == 1u);
+    const model::RoutingTrace::Read& read = reads.layers[static_cast<std::size_t>(l)].reads[0];
+    CHECK(meta.at("position") == T - 1);
+    CHECK(meta.at("cached").get<std::vector<std::int64_t>>() == read.cached);
+    CHECK(meta.at("cache_norm").get<double>() == Approx(read.cache_norm));
+    CHECK(meta.at("ttt_norm").get<double>() == Approx(read.ttt_norm));
+    CHECK(meta.at("alpha").get<double>() == reads.layers[static_cast<std::size_t>(l)].alpha);
+    REQUIRE(a.data.size() == read.weights.size());
+    REQUIRE_FALSE(a.data.empty());  // the fixture's cache holds entries by then
+    double total = 0;
+    for (std::size_t c = 0; c < a.data.size(); ++c) {
+      CHECK(a.data[c] == Approx(read.weights[c]).margin(1e-6));
+      total += a.data[c];
+    }
+    CHECK(total == Approx(1.0).epsilon(1e-4));  // every entry is earlier: all of the read
+    // Document bytes of each cached position: the first 30 tokens are the document.
+    const auto bytes = meta.at("cached_bytes");
+    for (std::size_t c = 0; c < read.cached.size(); ++c) {
+      CHECK(bytes[c][0] == (read.cached[c] < 30 ? read.cached[c] : -1));
+    }
+  }
 }
 
 TEST_CASE("sr-ttt: prefill then decode emits what one routing of the whole sequence reports",
