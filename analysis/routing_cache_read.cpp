@@ -27,11 +27,13 @@ std::vector<CacheRead> cacheReads(const RunTrace& run) {
     read.ttt_norm = meta.value("ttt_norm", 0.0);
     const auto& cached = meta.at("cached");
     const auto& bytes = meta.value("cached_bytes", nlohmann::json::array());
+    const auto& texts = meta.value("cached_text", nlohmann::json::array());
     for (std::size_t c = 0; c < cached.size() && c < artifact->data.size(); ++c) {
       CacheReadEntry e;
       e.position = cached[c].get<std::int64_t>();
       e.weight = artifact->data[c];
       if (c < bytes.size()) e.bytes = {bytes[c][0].get<std::int64_t>(), bytes[c][1].get<std::int64_t>()};
+      if (c < texts.size() && texts[c].is_string()) e.text = texts[c].get<std::string>();
       e.evidence = meetsEvidence(evidence, e.bytes.start, e.bytes.end);
       if (e.evidence) {
         read.evidence_cached = true;

@@ -6,6 +6,7 @@
 // evidence.
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "analysis/run_trace.h"
@@ -16,6 +17,7 @@ struct CacheReadEntry {
   std::int64_t position = 0;
   double weight = 0;       // the read's weight on it, mean over heads
   Span bytes{-1, -1};      // its document bytes, [−1, −1) outside the document
+  std::string text;        // its text in the prompt
   bool evidence = false;   // the bytes meet the item's evidence
 };
 

@@ -29,17 +29,13 @@ QString positionList(const std::vector<std::int64_t>& positions) {
   return out.join(QStringLiteral(", "));
 }
 
-// The document text of `bytes`, short and on one line, or the position when it is not in it.
-QString entryText(const RunTrace& run, const analysis::CacheReadEntry& entry) {
-  if (entry.bytes.start < 0 ||
-      entry.bytes.end > static_cast<std::int64_t>(run.spec.document_text.size())) {
-    return QObject::tr("@%1 (not in the document)").arg(entry.position);
-  }
-  QString text = QString::fromUtf8(
-      run.spec.document_text.data() + entry.bytes.start,
-      static_cast<int>(entry.bytes.end - entry.bytes.start));
+// An entry's text on one line and its position, marked when it lies outside the document.
+QString entryText(const analysis::CacheReadEntry& entry) {
+  QString text = QString::fromStdString(entry.text);
   text.replace(QLatin1Char('\n'), QStringLiteral("↵"));
-  return QObject::tr("«%1» @%2").arg(text, QString::number(entry.position));
+  return entry.bytes.start < 0
+             ? QObject::tr("«%1» @%2 (prompt)").arg(text, QString::number(entry.position))
+             : QObject::tr("«%1» @%2").arg(text, QString::number(entry.position));
 }
 
 // How the answer's first query read layer `layer`'s cache, in words.
@@ -54,7 +50,7 @@ QString cacheReadText(const RunTrace& run, int layer) {
     QStringList top;
     for (std::size_t i = 0; i < read.entries.size() && i < 5; ++i) {
       top << QObject::tr("%1 %2")
-                 .arg(entryText(run, read.entries[i]))
+                 .arg(entryText(read.entries[i]))
                  .arg(read.entries[i].weight, 0, 'f', 3);
     }
     QString evidence;

@@ -23,6 +23,18 @@ Span documentBytes(const PreparedPrompt* prompt, std::int64_t position) {
   return {from - begin, to - begin};
 }
 
+// The prompt's text of token `position` (whole characters: a token's bytes cover them), "" when
+// there is no prompt or no such token.
+std::string tokenText(const PreparedPrompt* prompt, std::int64_t position) {
+  if (!prompt || position < 0 || position >= static_cast<std::int64_t>(prompt->token_bytes.size())) {
+    return "";
+  }
+  const Span token = prompt->token_bytes[static_cast<std::size_t>(position)];
+  if (token.start < 0 || token.end > static_cast<std::int64_t>(prompt->text.size())) return "";
+  return prompt->text.substr(static_cast<std::size_t>(token.start),
+                             static_cast<std::size_t>(token.end - token.start));
+}
+
 bool contains(const std::vector<std::int64_t>& sorted, std::int64_t position) {
   return std::binary_search(sorted.begin(), sorted.end(), position);
 }
@@ -72,10 +84,11 @@ std::vector<ArtifactEvent> cacheReadArtifacts(const model::RoutingTrace& trace,
       a.kind = "cache_read";
       a.shape = {static_cast<std::int64_t>(read.cached.size())};
       a.data.assign(read.weights.begin(), read.weights.end());
-      nlohmann::json bytes = nlohmann::json::array();
+      nlohmann::json bytes = nlohmann::json::array(), texts = nlohmann::json::array();
       for (const std::int64_t position : read.cached) {
         const Span b = documentBytes(prompt, position);
         bytes.push_back({b.start, b.end});
+        texts.push_back(tokenText(prompt, position));
       }
       a.meta_json = nlohmann::json{{"layer", layer},
                                    {"position", read.position},
@@ -83,7 +96,8 @@ std::vector<ArtifactEvent> cacheReadArtifacts(const model::RoutingTrace& trace,
                                    {"cache_norm", read.cache_norm},
                                    {"ttt_norm", read.ttt_norm},
                                    {"cached", read.cached},
-                                   {"cached_bytes", bytes}}
+                                   {"cached_bytes", bytes},
+                                   {"cached_text", texts}}
                         .dump();
       artifacts.push_back(std::move(a));
     }

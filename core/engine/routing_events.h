@@ -19,7 +19,7 @@ std::vector<RoutingEvent> routingEvents(const model::RoutingTrace& trace,
 // one "cache_read" artifact per layer and query: data [C] the read's weight on each cache entry it
 // could see (mean over heads), meta {"layer", "position", "alpha", "cache_norm" (‖α·cache_out‖),
 // "ttt_norm" (‖ttt_out‖), "cached": [C] positions, "cached_bytes": [C] [start, end) in the
-// document ([−1, −1] outside it)}.
+// document ([−1, −1] outside it), "cached_text": [C] each token's text in the prompt}.
 std::vector<ArtifactEvent> cacheReadArtifacts(const model::RoutingTrace& trace,
                                               const PreparedPrompt* prompt);
 

@@ -178,6 +178,7 @@ TEST_CASE("sr-ttt: a run's prefill emits per layer and token what studio-cli rou
     const auto bytes = meta.at("cached_bytes");
     for (std::size_t c = 0; c < read.cached.size(); ++c) {
       CHECK(bytes[c][0] == (read.cached[c] < 30 ? read.cached[c] : -1));
+      CHECK(meta.at("cached_text")[c] == "");  // this prompt has ids, no text
     }
   }
 }
