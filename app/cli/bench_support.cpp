@@ -116,11 +116,11 @@ void addBenchModelOptions(CLI::App* command, BenchModelOptions& options) {
                       std::string("Random model shape (without --model): ") + kShapes +
                           " (1.7b and 4b: Qwen3-1.7B's and Qwen3-4B's shapes)")
       ->capture_default_str();
-  command->add_option("--device", options.model.device, "cpu or cuda")
-      ->check(CLI::IsMember({"cpu", "cuda"}))
+  command->add_option("--device", options.model.device, "Device to run on")
+      ->check(deviceSpelling())
       ->capture_default_str();
   command->add_option("--dtype", options.model.dtype, "f32, bf16 or f16")
-      ->check(CLI::IsMember({"f32", "bf16", "f16"}));
+      ->transform(dtypeSpelling());
 }
 
 std::shared_ptr<model::LoadedModel> loadBenchModel(const BenchModelOptions& options,

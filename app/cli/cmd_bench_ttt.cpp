@@ -9,6 +9,7 @@
 
 #include "app/cli/bench_support.h"
 #include "app/cli/cli_command.h"
+#include "app/cli/model_options.h"
 #include "core/common/error.h"
 #include "core/model/inference.h"
 #include "core/model/model_state.h"
@@ -94,11 +95,11 @@ void addBenchTttCommand(CLI::App& app, int& exit_code) {
                       "Model folders to compare instead of the shapes (the demo models: "
                       "resources/models/demo-qwen3,resources/models/demo-ttt-linear,...)")
       ->delimiter(',');
-  command->add_option("--device", options->device, "cpu or cuda")
-      ->check(CLI::IsMember({"cpu", "cuda"}))
+  command->add_option("--device", options->device, "Device to run on")
+      ->check(deviceSpelling())
       ->capture_default_str();
   command->add_option("--dtype", options->dtype, "f32, bf16 or f16")
-      ->check(CLI::IsMember({"f32", "bf16", "f16"}));
+      ->transform(dtypeSpelling());
   setCommandAction(command, exit_code, [options] { benchTtt(*options); });
 }
 

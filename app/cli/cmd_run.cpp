@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "app/cli/cli_command.h"
+#include "app/cli/model_options.h"
 #include "core/common/error.h"
 #include "core/common/param_spec.h"
 #include "core/document/text_loader.h"
@@ -209,12 +210,14 @@ void addRunCommand(CLI::App& app, int& exit_code) {
   auto* command = app.add_subcommand(
       "run", "Answer a question about a document with one inference-time method");
   auto options = std::make_shared<RunOptions>();
-  command->add_option("--model", options->model, "Model folder")->required();
-  command->add_option("--device", options->device, "cpu or cuda")
-      ->check(CLI::IsMember({"cpu", "cuda"}))
+  command->add_option("--model", options->model, "Model folder")
+      ->required()
+      ->transform(modelFolderSpelling());
+  command->add_option("--device", options->device, "Device to run on")
+      ->check(deviceSpelling())
       ->capture_default_str();
   command->add_option("--dtype", options->dtype, "f32, bf16 or f16 (default: the device's)")
-      ->check(CLI::IsMember({"f32", "bf16", "f16"}));
+      ->transform(dtypeSpelling());
   command->add_option("--document", options->document, "A UTF-8 text file");
   command->add_option("--text", options->text, "The document as a string");
   command->add_option("--item", options->item,
