@@ -1,6 +1,6 @@
 #pragma once
-// A compiled PCRE2 pattern for scorers, answer parsers and bug injection. PCRE2 rather than
-// std::regex: model outputs can be long, and std::regex recurses per character (DESIGN.md).
+// A compiled PCRE2 pattern (core/common/pcre_pattern.h) for scorers, answer parsers and bug
+// injection: model outputs can be long, and std::regex recurses per character (DESIGN.md).
 // Patterns run in UTF mode with Unicode properties, so \w, \d and \b behave as in Python 3's re.
 
 #include <cstddef>
@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "core/common/pcre_pattern.h"
 
 namespace studio::task {
 
@@ -32,9 +34,6 @@ class Regex {
  public:
   // Throws studio::Error (Internal) naming the pattern when it does not compile.
   explicit Regex(std::string_view pattern, bool caseless = false);
-  ~Regex();
-  Regex(Regex&&) noexcept;
-  Regex& operator=(Regex&&) noexcept;
 
   // The first match at or after byte `start`; nullopt when there is none or `subject` is not
   // valid UTF-8.
@@ -43,9 +42,8 @@ class Regex {
   const std::string& pattern() const { return m_pattern; }
 
  private:
-  struct Code;
   std::string m_pattern;
-  std::unique_ptr<Code> m_code;
+  PcrePattern m_code;
 };
 
 }  // namespace studio::task

@@ -1,7 +1,7 @@
 #pragma once
-// A compiled PCRE2 pattern (UTF, Unicode properties, JIT) for the pre-tokenizers. std::regex is
-// never used: its recursive matcher overflows the stack on long inputs (llama.cpp learned this
-// with the same Qwen pattern).
+// A compiled PCRE2 pattern (core/common/pcre_pattern.h: UTF, Unicode properties, JIT) for the
+// pre-tokenizers. std::regex is never used: its recursive matcher overflows the stack on long
+// inputs (llama.cpp learned this with the same Qwen pattern).
 //
 // Hugging Face compiles these patterns with Oniguruma, whose Unicode `\s` is exactly the
 // White_Space property; PCRE2's also takes U+180E (MONGOLIAN VOWEL SEPARATOR), so the pattern is
@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/common/pcre_pattern.h"
 #include "core/common/span.h"
 
 namespace studio::tokenizer {
@@ -22,17 +23,13 @@ class PcreRegex {
   // `field` when the pattern does not compile.
   PcreRegex(const std::string& pattern, bool literal, const std::string& where,
             const std::string& field);
-  ~PcreRegex();
-  PcreRegex(const PcreRegex&) = delete;
-  PcreRegex& operator=(const PcreRegex&) = delete;
 
   // Every non-overlapping match in valid UTF-8 `text`, left to right, as byte spans. Empty
   // matches are skipped.
   std::vector<Span> findAll(std::string_view text) const;
 
  private:
-  struct Impl;
-  std::unique_ptr<Impl> m_impl;
+  PcrePattern m_pattern;
 };
 
 // Oniguruma's `\s` written for PCRE2 (exposed for tests).
