@@ -6,6 +6,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "core/common/remove_tree.h"
 #include "support/test_paths.h"
 
@@ -40,7 +42,10 @@ std::vector<nlohmann::json> readJsonl(const std::string& path) {
 }
 
 std::string tempDir(const std::string& name) {
-  const fs::path dir = fs::path(studio::test_paths::kBinaryDir) / "tokenizer-tmp" / name;
+  // Per process: ctest runs this binary's test cases side by side, and two of them that share a
+  // name would empty each other's folder.
+  const fs::path dir = fs::path(studio::test_paths::kBinaryDir) / "tokenizer-tmp" /
+                       (name + "-" + std::to_string(getpid()));
   removeTree(dir.string());
   fs::create_directories(dir);
   return dir.string();

@@ -19,7 +19,7 @@ std::string fixture(const std::string& name);  // tests/fixtures/tokenizer/<name
 std::shared_ptr<const Tokenizer> qwen3();      // loaded once from the fixture
 std::vector<nlohmann::json> readJsonl(const std::string& path);
 std::string readText(const std::string& path);
-// A fresh, empty temporary folder for one test.
+// A fresh, empty temporary folder for one test, unique to the process.
 std::string tempDir(const std::string& name);
 
 // Runs `node scripts/tokenizer-reference.js ARGS` when node and the npm packages are present
