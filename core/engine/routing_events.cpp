@@ -1,6 +1,7 @@
 #include "core/engine/routing_events.h"
 
 #include <algorithm>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -8,13 +9,20 @@ namespace studio::engine {
 
 namespace {
 
+// The bytes of prompt token `position` in the prompt's text; nothing without a prompt or token.
+std::optional<Span> promptToken(const PreparedPrompt* prompt, std::int64_t position) {
+  if (!prompt || position < 0 || position >= static_cast<std::int64_t>(prompt->token_bytes.size())) {
+    return std::nullopt;
+  }
+  return prompt->token_bytes[static_cast<std::size_t>(position)];
+}
+
 // The bytes of prompt token `position` that lie in the document, relative to its start.
 Span documentBytes(const PreparedPrompt* prompt, std::int64_t position) {
   const Span none{-1, -1};
-  if (!prompt || position < 0 || position >= static_cast<std::int64_t>(prompt->token_bytes.size())) {
-    return none;
-  }
-  const Span token = prompt->token_bytes[static_cast<std::size_t>(position)];
+  const std::optional<Span> bytes = promptToken(prompt, position);
+  if (!bytes) return none;
+  const Span token = *bytes;
   const auto begin = static_cast<std::int64_t>(prompt->context_offset);
   const std::int64_t end = begin + static_cast<std::int64_t>(prompt->context_bytes);
   const std::int64_t from = std::max(token.start, begin);
@@ -26,13 +34,12 @@ Span documentBytes(const PreparedPrompt* prompt, std::int64_t position) {
 // The prompt's text of token `position` (whole characters: a token's bytes cover them), "" when
 // there is no prompt or no such token.
 std::string tokenText(const PreparedPrompt* prompt, std::int64_t position) {
-  if (!prompt || position < 0 || position >= static_cast<std::int64_t>(prompt->token_bytes.size())) {
+  const std::optional<Span> token = promptToken(prompt, position);
+  if (!token || token->start < 0 || token->end > static_cast<std::int64_t>(prompt->text.size())) {
     return "";
   }
-  const Span token = prompt->token_bytes[static_cast<std::size_t>(position)];
-  if (token.start < 0 || token.end > static_cast<std::int64_t>(prompt->text.size())) return "";
-  return prompt->text.substr(static_cast<std::size_t>(token.start),
-                             static_cast<std::size_t>(token.end - token.start));
+  return prompt->text.substr(static_cast<std::size_t>(token->start),
+                             static_cast<std::size_t>(token->size()));
 }
 
 bool contains(const std::vector<std::int64_t>& sorted, std::int64_t position) {

@@ -116,7 +116,6 @@ struct SrTttStageRecipe {
   double curriculum_anneal_fraction = 0.8;
 
   bool cacheOn() const { return stage != "backbone"; }
-  bool freezesBackbone() const { return stage == "cache" || stage == "gates"; }
 };
 
 struct TrainRecipe {

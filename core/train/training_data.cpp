@@ -85,14 +85,13 @@ void markEvidence(const task::TaskItem& item, const tokenizer::Encoding& encodin
 std::optional<double> NeedleGapCurriculum::depth(std::int64_t step, std::int64_t chars,
                                                  double u_mix, double u_scale) const {
   if (!on || chars <= 0 || u_mix < random_fraction) return std::nullopt;
-  const double anneal =
-      static_cast<double>(std::max<std::int64_t>(1, static_cast<std::int64_t>(anneal_fraction *
-                                                                              static_cast<double>(steps))));
-  const double f = std::min(1.0, static_cast<double>(step + 1) / anneal);
-  const auto gap = static_cast<std::int64_t>(
-      static_cast<double>(static_cast<std::int64_t>(
-          static_cast<double>(min_gap) + f * static_cast<double>(chars - min_gap))) *
-      (0.8 + 0.4 * u_scale));
+  const auto anneal = std::max<std::int64_t>(
+      1, static_cast<std::int64_t>(anneal_fraction * static_cast<double>(steps)));
+  const double f = std::min(1.0, static_cast<double>(step + 1) / static_cast<double>(anneal));
+  // v2: gap = int(min_gap + f·(max − min_gap)), then int(gap · U(0.8, 1.2)).
+  const std::int64_t base =
+      static_cast<std::int64_t>(static_cast<double>(min_gap) + f * static_cast<double>(chars - min_gap));
+  const auto gap = static_cast<std::int64_t>(static_cast<double>(base) * (0.8 + 0.4 * u_scale));
   return std::clamp(1.0 - static_cast<double>(gap) / static_cast<double>(chars), 0.0, 1.0);
 }
 

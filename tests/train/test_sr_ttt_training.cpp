@@ -58,7 +58,6 @@ TEST_CASE("sr-ttt training: the recipe's sr_ttt block, its defaults and errors",
   const train::TrainRecipe backbone = train::TrainRecipe::fromJson(r, "r.json");
   CHECK(backbone.sr_ttt.stage == "backbone");
   CHECK_FALSE(backbone.sr_ttt.cacheOn());
-  CHECK_FALSE(backbone.sr_ttt.freezesBackbone());
 
   r["sr_ttt"] = {{"stage", "cache"}};
   CHECK_THAT(srTttMessage(r), Catch::Contains("sr_ttt.stage") && Catch::Contains("init_from"));
