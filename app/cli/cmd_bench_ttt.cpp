@@ -13,6 +13,7 @@
 #include "core/common/error.h"
 #include "core/model/inference.h"
 #include "core/model/model_state.h"
+#include "core/model/ttt_linear_scan.h"
 
 namespace studio::cli {
 
@@ -32,7 +33,9 @@ void benchTtt(const TttBenchOptions& options) {
     if (T < 16) throwArgument("--lengths", "each length must be at least 16");
   }
   if (options.decode_tokens < 1) throwArgument("--decode-tokens", "must be at least 1");
-  std::cout << "shape            tokens   prefill tok/s   decode tok/s   state MiB\n";
+  std::cout << "TTT-Linear's prefill inner loop: "
+            << model::tttLinearScanPathName(model::parseDevice(options.device)) << "\n"
+            << "shape            tokens   prefill tok/s   decode tok/s   state MiB\n";
   const bool folders = !options.models.empty();
   for (const std::string& entry : folders ? options.models : options.shapes) {
     BenchModelOptions model;

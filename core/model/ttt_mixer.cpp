@@ -2,6 +2,7 @@
 
 #include "core/common/error.h"
 #include "core/model/model_state.h"
+#include "core/model/ttt_linear_scan.h"
 
 namespace studio::model {
 
@@ -147,7 +148,22 @@ Tensor TttMixerImpl::forward(const Tensor& x, int layer, ForwardContext& context
   const FastWeights initial = losses ? initialWeights(B) : FastWeights{};
 
   std::vector<Tensor> outputs;
-  for (std::int64_t t0 = 0; t0 < T;) {
+  std::int64_t t0 = 0;
+  while (t0 < T) {
+    // Whole mini-batches from a boundary, in inference: the fused kernel (ttt_linear_scan.h).
+    const std::int64_t whole = index == 0 && !losses ? (T - t0) / m_mini_batch * m_mini_batch : 0;
+    if (whole > 0) {
+      const Tensor q_whole = q.narrow(2, t0, whole), k_whole = k.narrow(2, t0, whole),
+                   v_whole = v.narrow(2, t0, whole), lr_whole = lr.narrow(2, t0, whole);
+      if (tttLinearScanApplies(inner, start, q_whole, k_whole, v_whole, lr_whole, tok)) {
+        ScanResult scan = tttLinearScan(inner, start, q_whole, k_whole, v_whole, lr_whole, tok);
+        outputs.push_back(scan.output);
+        start = std::move(scan.end);
+        start_is_initial = false;
+        t0 += whole;
+        continue;
+      }
+    }
     const std::int64_t K = std::min(m_mini_batch - index, T - t0);
     MiniBatchInputs in;
     in.q = q.narrow(2, t0, K);

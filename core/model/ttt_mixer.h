@@ -3,8 +3,9 @@
 // (`seq_modeling_block.*`): q/k/v projections (or one q projection and two causal convolutions,
 // share_qk), RoPE on adjacent pairs at the position inside the mini-batch, the learned rate gate,
 // the inner loop of ttt_inner_loop.h, post_norm, the optional tanh-GELU gate and o_proj.
-// Prefill and training run the dual form per mini-batch; a single decoded token runs the primal
-// form. Its state between calls (fast weights, the open mini-batch, convolution inputs) is the
+// Prefill and training run the dual form per mini-batch (an inference forward's whole mini-batches
+// on CUDA: the fused scan of ttt_linear_scan.h); a single decoded token runs the primal form. Its
+// state between calls (fast weights, the open mini-batch, convolution inputs) is the
 // layer's entry in the ModelState.
 
 #include <torch/torch.h>

@@ -25,7 +25,12 @@ model::ModelConfig tinyTttConfig(bool mlp, bool pre_conv,
 
 model::CausalLM tinyTttModel(bool mlp, bool pre_conv, torch::Dtype dtype, std::uint64_t seed,
                              const std::vector<std::string>& layer_types) {
-  const model::ModelConfig config = tinyTttConfig(mlp, pre_conv, layer_types);
+  return randomTttModel(tinyTttConfig(mlp, pre_conv, layer_types), dtype, seed);
+}
+
+model::CausalLM randomTttModel(const model::ModelConfig& config, torch::Dtype dtype,
+                               std::uint64_t seed, const torch::Device& device,
+                               double weight_std) {
   model::CausalLM lm(config, torch::TensorOptions().dtype(dtype));
   torch::manual_seed(seed);
   torch::NoGradGuard no_grad;
@@ -35,13 +40,15 @@ model::CausalLM tinyTttModel(bool mlp, bool pre_conv, torch::Dtype dtype, std::u
     const bool norm = name.find("norm") != std::string::npos;
     if (norm && name.find("bias") == std::string::npos) {
       p.copy_(1 + 0.2 * torch::randn(p.sizes(), p.options()));
-    } else if (name.find("learnable_token_idx") != std::string::npos) {
-      p.copy_(0.3 * torch::randn(p.sizes(), p.options()));
     } else {
-      p.copy_(0.3 * torch::randn(p.sizes(), p.options()));
+      p.copy_(weight_std * torch::randn(p.sizes(), p.options()));
     }
   }
-  return lm;
+  if (device.is_cpu()) return lm;
+  model::CausalLM placed(config, torch::TensorOptions().dtype(dtype).device(device));
+  const auto drawn = lm->named_parameters();
+  for (auto& item : placed->named_parameters()) item.value().copy_(drawn[item.key()]);
+  return placed;
 }
 
 }  // namespace studio::ttt_test

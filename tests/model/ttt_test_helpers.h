@@ -22,4 +22,11 @@ model::ModelConfig tinyTttConfig(bool mlp, bool pre_conv,
 model::CausalLM tinyTttModel(bool mlp, bool pre_conv, torch::Dtype dtype, std::uint64_t seed,
                              const std::vector<std::string>& layer_types = {});
 
+// Any ttt config with random weights drawn as tinyTttModel's (every weight but the norms' scales
+// normal with std `weight_std`), on the CPU in `dtype`, then placed on `device` (the same values
+// on every device).
+model::CausalLM randomTttModel(const model::ModelConfig& config, torch::Dtype dtype,
+                               std::uint64_t seed, const torch::Device& device = torch::kCPU,
+                               double weight_std = 0.3);
+
 }  // namespace studio::ttt_test

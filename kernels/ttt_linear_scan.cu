@@ -1,0 +1,294 @@
+#include "kernels/ttt_linear_scan.h"
+
+#include <cuda_runtime.h>
+
+namespace studio::kernels {
+
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kWarps = kThreads / 32;
+constexpr int kMaxDim = 256;
+constexpr int kValuesPerLane = kMaxDim / 32;  // a row of f values spread over a warp's lanes
+constexpr int kRowsPerThread = 4;             // mini-batch rows that share one read of a W column
+
+// Where each array lives in the block's shared memory, in floats.
+struct SharedLayout {
+  int w, bias, norm_weight, norm_bias, tok, lr;  // W [f, f], b [f], ttt_norm [f] ×2, tok [n], lr [n]
+  int q, k, target, grad, z;                     // [n, f] each: q, k, v − k, ∂ℓ/∂Z1, the read z
+  int eta, weighted;                             // [n, n] each: η_ij = tok_i·lr_j (j ≤ i), η_ij·(q_i·k_j)
+  int total;
+};
+
+__host__ __device__ SharedLayout sharedLayout(int f, int n) {
+  SharedLayout s{};
+  int at = 0;
+  auto take = [&at](int count) {
+    const int start = at;
+    at += count;
+    return start;
+  };
+  s.w = take(f * f);
+  s.bias = take(f);
+  s.norm_weight = take(f);
+  s.norm_bias = take(f);
+  s.tok = take(n);
+  s.lr = take(n);
+  s.q = take(n * f);
+  s.k = take(n * f);
+  s.target = take(n * f);
+  s.grad = take(n * f);
+  s.z = take(n * f);
+  s.eta = take(n * n);
+  s.weighted = take(n * n);
+  s.total = at;
+  return s;
+}
+
+__device__ float warpSum(float x) {
+  for (int offset = 16; offset > 0; offset >>= 1) x += __shfl_xor_sync(0xffffffffu, x, offset);
+  return x;
+}
+
+// One row's LayerNorm statistics over f values held by a warp, lane ℓ holding c = ℓ, ℓ+32, ...:
+// the mean and sqrt(population variance + eps), as ttt-lm-pytorch's ln_fwd.
+struct RowStats {
+  float mean, std;
+};
+
+__device__ RowStats rowStats(const float (&x)[kValuesPerLane], int f, int lane, float eps) {
+  float sum = 0.f;
+#pragma unroll
+  for (int r = 0; r < kValuesPerLane; ++r) {
+    if (lane + 32 * r < f) sum += x[r];
+  }
+  const float mean = warpSum(sum) / static_cast<float>(f);
+  float squares = 0.f;
+#pragma unroll
+  for (int r = 0; r < kValuesPerLane; ++r) {
+    if (lane + 32 * r < f) squares += (x[r] - mean) * (x[r] - mean);
+  }
+  const float variance = warpSum(squares) / static_cast<float>(f);
+  return {mean, sqrtf(variance + eps)};
+}
+
+// z ← ∂/∂z of ½‖LN(z) − target‖² for one row (ttt-lm-pytorch's ln_fused_l2_bwd):
+// (1/f)·(f·ĝ − Σĝ − x̂·Σ(ĝ·x̂))/std with x̂ = (z − μ)/std, ĝ = (w·x̂ + b − target)·w.
+__device__ void layerNormL2GradientRow(float* z, const float* target, const float* weight,
+                                       const float* bias, int f, int lane, float eps) {
+  float x[kValuesPerLane];
+#pragma unroll
+  for (int r = 0; r < kValuesPerLane; ++r) {
+    const int c = lane + 32 * r;
+    x[r] = c < f ? z[c] : 0.f;
+  }
+  const RowStats stats = rowStats(x, f, lane, eps);
+  float g[kValuesPerLane];
+  float g_sum = 0.f, gx_sum = 0.f;
+#pragma unroll
+  for (int r = 0; r < kValuesPerLane; ++r) {
+    const int c = lane + 32 * r;
+    if (c >= f) continue;
+    x[r] = (x[r] - stats.mean) / stats.std;
+    g[r] = (weight[c] * x[r] + bias[c] - target[c]) * weight[c];
+    g_sum += g[r];
+    gx_sum += g[r] * x[r];
+  }
+  g_sum = warpSum(g_sum);
+  gx_sum = warpSum(gx_sum);
+  const float count = static_cast<float>(f);
+#pragma unroll
+  for (int r = 0; r < kValuesPerLane; ++r) {
+    const int c = lane + 32 * r;
+    if (c < f) z[c] = (1.f / count) * (count * g[r] - g_sum - x[r] * gx_sum) / stats.std;
+  }
+}
+
+// out ← q + LN(z) for one row (or q + z without the LayerNorm).
+__device__ void outputRow(const float* z, const float* q, const float* weight, const float* bias,
+                          float* out, int f, int lane, bool layer_norm, float eps) {
+  float x[kValuesPerLane];
+#pragma unroll
+  for (int r = 0; r < kValuesPerLane; ++r) {
+    const int c = lane + 32 * r;
+    x[r] = c < f ? z[c] : 0.f;
+  }
+  const RowStats stats = layer_norm ? rowStats(x, f, lane, eps) : RowStats{0.f, 1.f};
+#pragma unroll
+  for (int r = 0; r < kValuesPerLane; ++r) {
+    const int c = lane + 32 * r;
+    if (c >= f) continue;
+    out[c] = q[c] + (layer_norm ? weight[c] * ((x[r] - stats.mean) / stats.std) + bias[c] : x[r]);
+  }
+}
+
+// One block per (sequence, head). Per mini-batch of n tokens, with W, b its start weights:
+//   Z1 = K·W + b, G = ∂ℓ/∂Z1 (ℓ = ½‖LN(Z1) − (V − K)‖² per row),
+//   z_i = q_i·W − Σ_{j≤i} η_ij (q_i·k_j) G_j + b − Σ_{j≤i} η_ij G_j,   out_i = q_i + LN(z_i),
+//   W ← W − Σ_j η_nj k_jᵀ G_j,  b ← b − Σ_j η_nj G_j   (η_nj: the last row, tok_n·lr_j).
+__global__ void __launch_bounds__(kThreads) tttLinearScanKernel(TttLinearScanArgs a) {
+  extern __shared__ float shared[];
+  const int f = a.dim, n = a.mini_batch;
+  const SharedLayout at = sharedLayout(f, n);
+  float* W = shared + at.w;
+  float* bias = shared + at.bias;
+  float* norm_weight = shared + at.norm_weight;
+  float* norm_bias = shared + at.norm_bias;
+  float* tok = shared + at.tok;
+  float* lr = shared + at.lr;
+  float* Q = shared + at.q;
+  float* K = shared + at.k;
+  float* target = shared + at.target;
+  float* G = shared + at.grad;
+  float* Z = shared + at.z;
+  float* eta = shared + at.eta;
+  float* weighted = shared + at.weighted;
+
+  const int sequence_head = blockIdx.x;
+  const int head = sequence_head % a.heads;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  float* w_global = a.w + static_cast<std::int64_t>(sequence_head) * f * f;
+  float* b_global = a.b + static_cast<std::int64_t>(sequence_head) * f;
+
+  for (int i = tid; i < f * f; i += kThreads) W[i] = w_global[i];
+  for (int c = tid; c < f; c += kThreads) {
+    bias[c] = b_global[c];
+    norm_weight[c] = a.layer_norm ? a.norm_weight[head * f + c] : 1.f;
+    norm_bias[c] = a.layer_norm ? a.norm_bias[head * f + c] : 0.f;
+  }
+  for (int i = tid; i < n; i += kThreads) tok[i] = a.token_factor[i];
+  __syncthreads();
+
+  const int row_groups = (n + kRowsPerThread - 1) / kRowsPerThread;
+  const int mini_batches = a.tokens / n;
+  for (int batch = 0; batch < mini_batches; ++batch) {
+    const std::int64_t row0 = static_cast<std::int64_t>(sequence_head) * a.tokens +
+                              static_cast<std::int64_t>(batch) * n;
+    const float* q_global = a.q + row0 * f;
+    const float* k_global = a.k + row0 * f;
+    const float* v_global = a.v + row0 * f;
+    for (int i = tid; i < n * f; i += kThreads) {
+      const float key = k_global[i];
+      Q[i] = q_global[i];
+      K[i] = key;
+      target[i] = v_global[i] - key;
+    }
+    for (int i = tid; i < n; i += kThreads) lr[i] = a.lr[row0 + i];
+    __syncthreads();
+
+    // Z1 = K·W + b into G, Q·W into Z; a thread takes one column c for kRowsPerThread rows.
+    for (int item = tid; item < f * row_groups; item += kThreads) {
+      const int c = item % f, i0 = (item / f) * kRowsPerThread;
+      float key_acc[kRowsPerThread] = {}, query_acc[kRowsPerThread] = {};
+      for (int d = 0; d < f; ++d) {
+        const float w = W[d * f + c];
+#pragma unroll
+        for (int r = 0; r < kRowsPerThread; ++r) {
+          if (i0 + r < n) {
+            key_acc[r] += K[(i0 + r) * f + d] * w;
+            query_acc[r] += Q[(i0 + r) * f + d] * w;
+          }
+        }
+      }
+#pragma unroll
+      for (int r = 0; r < kRowsPerThread; ++r) {
+        if (i0 + r < n) {
+          G[(i0 + r) * f + c] = key_acc[r] + bias[c];
+          Z[(i0 + r) * f + c] = query_acc[r];
+        }
+      }
+    }
+    // η_ij = tok_i·lr_j and η_ij·(q_i·k_j) below the diagonal, zero above.
+    for (int item = tid; item < n * n; item += kThreads) {
+      const int i = item / n, j = item % n;
+      float e = 0.f, product = 0.f;
+      if (j <= i) {
+        e = tok[i] * lr[j];
+        float dot = 0.f;
+        for (int d = 0; d < f; ++d) dot += Q[i * f + d] * K[j * f + d];
+        product = e * dot;
+      }
+      eta[item] = e;
+      weighted[item] = product;
+    }
+    __syncthreads();
+
+    for (int row = warp; row < n; row += kWarps) {
+      if (a.layer_norm) {
+        layerNormL2GradientRow(G + row * f, target + row * f, norm_weight, norm_bias, f, lane, a.eps);
+      } else {
+        for (int c = lane; c < f; c += 32) G[row * f + c] -= target[row * f + c];
+      }
+    }
+    __syncthreads();
+
+    for (int item = tid; item < n * f; item += kThreads) {
+      const int i = item / f, c = item % f;
+      float through_keys = 0.f, through_bias = 0.f;
+      for (int j = 0; j <= i; ++j) {
+        const float g = G[j * f + c];
+        through_keys += weighted[i * n + j] * g;
+        through_bias += eta[i * n + j] * g;
+      }
+      Z[item] = Z[item] - through_keys + (bias[c] - through_bias);
+    }
+    __syncthreads();
+
+    float* out = a.out + row0 * f;
+    for (int row = warp; row < n; row += kWarps) {
+      outputRow(Z + row * f, Q + row * f, norm_weight, norm_bias, out + row * f, f, lane,
+                a.layer_norm, a.eps);
+    }
+    const float* eta_last = eta + (n - 1) * n;
+    for (int item = tid; item < f * f; item += kThreads) {
+      const int d = item / f, c = item % f;
+      float step = 0.f;
+      for (int j = 0; j < n; ++j) step += eta_last[j] * K[j * f + d] * G[j * f + c];
+      W[item] -= step;
+    }
+    for (int c = tid; c < f; c += kThreads) {
+      float step = 0.f;
+      for (int j = 0; j < n; ++j) step += eta_last[j] * G[j * f + c];
+      bias[c] -= step;
+    }
+    __syncthreads();
+  }
+
+  for (int i = tid; i < f * f; i += kThreads) w_global[i] = W[i];
+  for (int c = tid; c < f; c += kThreads) b_global[c] = bias[c];
+}
+
+}  // namespace
+
+std::int64_t tttLinearScanSharedBytes(int dim, int mini_batch) {
+  return static_cast<std::int64_t>(sharedLayout(dim, mini_batch).total) * sizeof(float);
+}
+
+bool tttLinearScanSupported(int dim, int mini_batch) {
+  if (dim < 1 || dim > kMaxDim || mini_batch < 1) return false;
+  int device = 0, limit = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) return false;
+  if (cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) !=
+      cudaSuccess) {
+    return false;
+  }
+  return tttLinearScanSharedBytes(dim, mini_batch) <= limit;
+}
+
+const char* tttLinearScan(const TttLinearScanArgs& args, void* stream) {
+  if (!tttLinearScanSupported(args.dim, args.mini_batch) || args.heads < 1 ||
+      args.batch_heads < 1 || args.batch_heads % args.heads != 0 || args.tokens < 0 ||
+      args.tokens % args.mini_batch != 0) {
+    return "TTT-Linear scan: unsupported sizes";
+  }
+  const std::int64_t bytes = tttLinearScanSharedBytes(args.dim, args.mini_batch);
+  cudaError_t error = cudaFuncSetAttribute(
+      tttLinearScanKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
+  if (error != cudaSuccess) return cudaGetErrorString(error);
+  tttLinearScanKernel<<<args.batch_heads, kThreads, static_cast<std::size_t>(bytes),
+                        static_cast<cudaStream_t>(stream)>>>(args);
+  error = cudaGetLastError();
+  return error == cudaSuccess ? "" : cudaGetErrorString(error);
+}
+
+}  // namespace studio::kernels

@@ -1,0 +1,43 @@
+#pragma once
+// TTT-Linear's inner loop over whole mini-batches in one launch (TTT paper App. A's dual form, as
+// ttt-lm-pytorch computes it; core/model/ttt_inner_loop.h is the reference): one thread block per
+// (sequence, head) keeps that head's fast weights W [f, f] and b [f] in shared memory and walks the
+// mini-batches one after another, so a 32k-token prefill is one launch per layer instead of a dozen
+// small libtorch ops per mini-batch. Forward only (inference): nothing here is differentiated.
+// Plain C++ entry point over raw device pointers; the launch goes on `stream` (a cudaStream_t, or
+// nullptr for the legacy default stream that libtorch also uses unless told otherwise).
+
+#include <cstdint>
+
+namespace studio::kernels {
+
+struct TttLinearScanArgs {
+  // q, k, v: [BH, T, f] float32, contiguous: post-RoPE queries and keys, values; BH = batch·heads
+  // with the head index fastest, T a multiple of mini_batch.
+  const float* q = nullptr;
+  const float* k = nullptr;
+  const float* v = nullptr;
+  const float* lr = nullptr;            // [BH, T]: lr_t = base_lr·σ(x_t·w_h + b_h)/f
+  const float* token_factor = nullptr;  // [mini_batch]: tok_i = max(1/(i+1) + learnable_token_idx[i], 0)
+  const float* norm_weight = nullptr;   // [heads, f]: ttt_norm's weight (unused without layer_norm)
+  const float* norm_bias = nullptr;     // [heads, f]
+  // The fast weights, read as the first mini-batch's start and overwritten with the weights that
+  // start the mini-batch after the last: W [BH, f, f] (x·W, rows are inputs), b [BH, f].
+  float* w = nullptr;
+  float* b = nullptr;
+  float* out = nullptr;  // [BH, T, f]: q_i + LN(q_i·W_i + b_i), W_i the token's own weights
+  int batch_heads = 0, heads = 0, tokens = 0, mini_batch = 0, dim = 0;
+  bool layer_norm = true;  // false: the plain loss ½‖f(k) − (v − k)‖² and the output q + f(q)
+  float eps = 1e-6f;
+};
+
+// Shared memory the kernel needs for this head dimension and mini-batch size, in bytes.
+std::int64_t tttLinearScanSharedBytes(int dim, int mini_batch);
+
+// True when the kernel takes these sizes on the current device (f ≤ 256, the shared memory fits).
+bool tttLinearScanSupported(int dim, int mini_batch);
+
+// Launches the scan; returns an empty string, or the CUDA error's text.
+const char* tttLinearScan(const TttLinearScanArgs& args, void* stream);
+
+}  // namespace studio::kernels
