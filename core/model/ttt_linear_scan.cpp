@@ -17,12 +17,10 @@ using torch::Tensor;
 
 namespace {
 
+// Read at every forward, so that a test can compare both paths in one process.
 bool scanComposedForced() {
-  static const bool forced = [] {
-    const char* value = std::getenv("STUDIO_TTT_SCAN");
-    return value != nullptr && std::strcmp(value, "libtorch") == 0;
-  }();
-  return forced;
+  const char* value = std::getenv("STUDIO_TTT_SCAN");
+  return value != nullptr && std::strcmp(value, "libtorch") == 0;
 }
 
 bool needsGradient(std::initializer_list<const Tensor*> tensors) {
