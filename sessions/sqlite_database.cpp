@@ -111,6 +111,12 @@ SqliteStatement& SqliteStatement::bindNull(int index) {
   return *this;
 }
 
+SqliteStatement& SqliteStatement::bindColumnOf(int index, const SqliteStatement& row, int column) {
+  const int rc = sqlite3_bind_value(m_stmt, index + 1, sqlite3_column_value(row.m_stmt, column));
+  if (rc != SQLITE_OK) m_db.fail(rc, sqlite3_sql(m_stmt));
+  return *this;
+}
+
 bool SqliteStatement::step() {
   const int rc = sqlite3_step(m_stmt);
   if (rc == SQLITE_ROW) return true;

@@ -67,6 +67,9 @@ class SqliteStatement {
   }
   SqliteStatement& bindBlob(int index, const void* data, std::size_t bytes);
   SqliteStatement& bindNull(int index);
+  // Binds column `column` of `row`'s current row as it is stored (its type, NULL included);
+  // `row` may belong to another connection (copying rows between sessions).
+  SqliteStatement& bindColumnOf(int index, const SqliteStatement& row, int column);
   template <typename T>
   SqliteStatement& bind(int index, const std::optional<T>& value) {
     return value ? bind(index, *value) : bindNull(index);
