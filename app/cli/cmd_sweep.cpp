@@ -1,10 +1,11 @@
 // studio-cli sweep: runs a grid of task × length × method × seed into a session, with progress,
 // resuming where a previous call stopped (cells already completed in the session are skipped),
 // and prints accuracy and target mass per method and length (Figure 1 and App. 12 of the paper).
+// With --slurm it submits the grid as a Slurm array job instead (sweep_array_submit.h); `sweep
+// status` (cmd_sweep_status.cpp) follows that job.
 
 #include <nlohmann/json.hpp>
 
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <map>
@@ -13,15 +14,18 @@
 
 #include "analysis/wilson_interval.h"
 #include "app/cli/cli_command.h"
+#include "app/cli/sweep_array_submit.h"
+#include "app/cli/sweep_config_file.h"
 #include "core/common/error.h"
 #include "core/engine/flop_model.h"
 #include "core/engine/model_cache.h"
-#include "core/model/model_loader.h"
 #include "core/engine/prepared_prompt.h"
 #include "core/engine/run_executor.h"
 #include "core/engine/sweep_plan.h"
+#include "core/model/model_loader.h"
 #include "sessions/run_recorder.h"
 #include "sessions/session_reader.h"
+#include "sessions/sweep_cell_runs.h"
 
 namespace studio::cli {
 
@@ -32,32 +36,15 @@ struct SweepOptions {
   std::string session;
   std::string shard = "0/1";
   bool json = false;
+  bool slurm = false;
+  SweepArrayOptions array;
 };
-
-engine::SweepConfig readConfig(const std::string& path) {
-  std::ifstream file(path);
-  if (!file) throwError(ErrorKind::Io, path, "", "cannot open the sweep configuration");
-  nlohmann::json json;
-  try {
-    json = nlohmann::json::parse(file);
-  } catch (const nlohmann::json::exception& error) {
-    throwError(ErrorKind::Format, path, "", std::string("not valid JSON: ") + error.what());
-  }
-  try {
-    return engine::SweepConfig::fromJson(json);
-  } catch (const Error& error) {
-    throwError(ErrorKind::Argument, path, error.field(), error.detail());
-  }
-}
 
 // Keys of the cells the session already holds as completed runs.
 std::set<std::string> completedKeys(const sessions::SessionStore& store) {
   std::set<std::string> keys;
-  const sessions::SessionReader reader(store);
-  for (const sessions::RunSummary& run : reader.listRuns()) {
-    if (run.status != engine::RunStatus::Completed) continue;
-    const engine::RunSpec spec = reader.loadSpec(run.id);
-    if (spec.task_meta.contains("sweep_key")) keys.insert(spec.task_meta["sweep_key"].get<std::string>());
+  for (const sessions::SweepCellRun& run : sessions::sweepCellRuns(store)) {
+    if (run.status == engine::RunStatus::Completed) keys.insert(run.key);
   }
   return keys;
 }
@@ -94,16 +81,17 @@ nlohmann::json summarize(const sessions::SessionStore& store) {
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& [key, t] : tallies) {
     const analysis::ProportionInterval ci = analysis::wilsonInterval(t.correct, t.runs);
-    rows.push_back({{"task", std::get<0>(key)},
-                    {"method", std::get<1>(key)},
-                    {"length", std::get<2>(key)},
-                    {"runs", t.runs},
-                    {"correct", t.correct},
-                    {"accuracy", static_cast<double>(t.correct) / t.runs},
-                    {"accuracy_ci95", {ci.low, ci.high}},
-                    {"target_mass", t.mass_runs ? nlohmann::json(t.mass / t.mass_runs) : nlohmann::json()},
-                    {"mean_flops", t.flops / t.runs},
-                    {"mean_wall_seconds", t.seconds / t.runs}});
+    rows.push_back(
+        {{"task", std::get<0>(key)},
+         {"method", std::get<1>(key)},
+         {"length", std::get<2>(key)},
+         {"runs", t.runs},
+         {"correct", t.correct},
+         {"accuracy", static_cast<double>(t.correct) / t.runs},
+         {"accuracy_ci95", {ci.low, ci.high}},
+         {"target_mass", t.mass_runs ? nlohmann::json(t.mass / t.mass_runs) : nlohmann::json()},
+         {"mean_flops", t.flops / t.runs},
+         {"mean_wall_seconds", t.seconds / t.runs}});
   }
   return rows;
 }
@@ -117,9 +105,9 @@ std::string formatFixed(double value) {
 void printTable(const nlohmann::json& rows) {
   std::cout << std::left << std::setw(10) << "task" << std::setw(16) << "method" << std::right
             << std::setw(8) << "length" << std::setw(6) << "runs" << std::setw(10) << "accuracy"
-            << std::setw(16) << "95% Wilson CI"
-            << std::setw(13) << "target mass" << std::setw(12) << "GFLOPs" << std::setw(10)
-            << "seconds" << "\n";
+            << std::setw(16) << "95% Wilson CI" << std::setw(13) << "target mass" << std::setw(12)
+            << "GFLOPs" << std::setw(10) << "seconds"
+            << "\n";
   for (const auto& row : rows) {
     std::cout << std::left << std::setw(10) << row["task"].get<std::string>() << std::setw(16)
               << row["method"].get<std::string>() << std::right << std::setw(8)
@@ -140,8 +128,24 @@ void printTable(const nlohmann::json& rows) {
 }
 
 void runSweep(const SweepOptions& options) {
-  const engine::SweepConfig config = readConfig(options.config);
-  const std::vector<engine::SweepCell> cells = engine::shardOf(engine::expandSweep(config), options.shard);
+  if (options.config.empty()) throwArgument("--config", "a sweep needs its configuration");
+  const nlohmann::json config_json = readSweepConfigJson(options.config);
+  if (options.slurm) {
+    if (!options.session.empty()) {
+      throwArgument("--session",
+                    "--slurm writes one session per shard into --out; leave --session out");
+    }
+    SweepArrayOptions array = options.array;
+    array.json = options.json;
+    submitSweepArray(array, options.config, config_json);
+    return;
+  }
+  if (options.session.empty()) {
+    throwArgument("--session", "a sweep needs the session it records into");
+  }
+  const engine::SweepConfig config = sweepConfigFrom(config_json, options.config);
+  const std::vector<engine::SweepCell> cells =
+      engine::shardOf(engine::expandSweep(config), options.shard);
 
   sessions::SessionStore store(options.session);
   if (store.readOnly()) {
@@ -158,7 +162,8 @@ void runSweep(const SweepOptions& options) {
       ++skipped;
       continue;
     }
-    const task::TaskGenerator& generator = *task::TaskRegistry::instance().generator(cell.task->task);
+    const task::TaskGenerator& generator =
+        *task::TaskRegistry::instance().generator(cell.task->task);
     nlohmann::json task_params = cell.task->params;
     task_params[cell.task->length_param] = cell.length;
     const task::TaskItem item = generator.generate(
@@ -167,7 +172,8 @@ void runSweep(const SweepOptions& options) {
     if (config.budget_think_tokens > 0) {
       const engine::CachedModel cached = models.get(config.model, config.device, config.dtype);
       if (!cached.tokenizer) {
-        throwError(ErrorKind::Tokenizer, config.model, "tokenizer.json", "a sweep needs the model's tokenizer");
+        throwError(ErrorKind::Tokenizer, config.model, "tokenizer.json",
+                   "a sweep needs the model's tokenizer");
       }
       const auto prompt = engine::preparePrompt(spec, *cached.tokenizer, false);
       spec.budget_flops = engine::generationFlops(engine::FlopShape::of(cached.model->config),
@@ -175,8 +181,10 @@ void runSweep(const SweepOptions& options) {
                                                   static_cast<double>(config.budget_think_tokens));
     }
     sessions::RunRecorder recorder(store, writer);
-    std::cerr << "[" << (i + 1) << "/" << cells.size() << "] " << cell.key() << " ... " << std::flush;
-    const engine::RunResult result = engine::executeRun(spec, models, recorder, [] { return false; });
+    std::cerr << "[" << (i + 1) << "/" << cells.size() << "] " << cell.key() << " ... "
+              << std::flush;
+    const engine::RunResult result =
+        engine::executeRun(spec, models, recorder, [] { return false; });
     ++ran;
     if (result.status != engine::RunStatus::Completed) {
       ++failed;
@@ -191,7 +199,11 @@ void runSweep(const SweepOptions& options) {
             << " failed\n";
   const nlohmann::json rows = summarize(store);
   if (options.json) {
-    std::cout << nlohmann::json{{"ran", ran}, {"skipped", skipped}, {"failed", failed}, {"summary", rows}}.dump()
+    std::cout << nlohmann::json{{"ran", ran},
+                                {"skipped", skipped},
+                                {"failed", failed},
+                                {"summary", rows}}
+                     .dump()
               << "\n";
   } else {
     printTable(rows);
@@ -200,14 +212,51 @@ void runSweep(const SweepOptions& options) {
 
 void addSweepCommand(CLI::App& app, int& exit_code) {
   auto* command = app.add_subcommand(
-      "sweep", "Run a grid of task × length × method × seed into a session (resumable)");
+      "sweep",
+      "Run a grid of task × length × method × seed into a session (resumable), or as a "
+      "Slurm array job (--slurm)");
   auto options = std::make_shared<SweepOptions>();
-  command->add_option("--config", options->config, "Sweep configuration (JSON)")->required();
-  command->add_option("--session", options->session, "Session file (created if missing)")->required();
+  command->add_option("--config", options->config, "Sweep configuration (JSON)");
+  command->add_option("--session", options->session, "Session file (created if missing)");
   command->add_option("--shard", options->shard, "Run only cells with index % n == i: i/n")
       ->capture_default_str();
   command->add_flag("--json", options->json, "Print the summary as JSON");
-  setCommandAction(command, exit_code, [options] { runSweep(*options); });
+  // The Slurm array job (docs/cluster.md).
+  command->add_flag(
+      "--slurm", options->slurm,
+      "Write and submit (sbatch) an array job whose task i runs shard i/n into --out");
+  command->add_option("--out", options->array.out,
+                      "--slurm: output folder for the shard sessions, script and logs (shared "
+                      "by the nodes)");
+  command->add_option("--partition", options->array.partition, "--slurm: the partition");
+  command
+      ->add_option("--gpus-per-task", options->array.gpus_per_task,
+                   "--slurm: GPUs per array task (0: none requested)")
+      ->check(CLI::NonNegativeNumber);
+  command
+      ->add_option("--time", options->array.time,
+                   "--slurm: time limit of one task ([D-]HH:MM:SS); shards are sized to fill "
+                   "80 % of it")
+      ->capture_default_str();
+  command
+      ->add_option("--array-limit", options->array.array_limit,
+                   "--slurm: at most K tasks at once (0: no limit)")
+      ->check(CLI::NonNegativeNumber);
+  command
+      ->add_option("--cell-seconds", options->array.cell_seconds,
+                   "--slurm: estimated seconds of one cell, for cells --timings did not measure")
+      ->check(CLI::PositiveNumber);
+  command
+      ->add_option("--timings", options->array.timings,
+                   "--slurm: sessions whose completed runs of this sweep give cell times")
+      ->check(CLI::ExistingFile);
+  command->add_flag("--dry-run", options->array.dry_run,
+                    "--slurm: write the script (and print how to submit it) without sbatch");
+  command->require_subcommand(0, 1);
+  setCommandAction(command, exit_code, [options, command] {
+    if (!command->get_subcommands().empty()) return;  // sweep status
+    runSweep(*options);
+  });
 }
 
 }  // namespace

@@ -1,0 +1,119 @@
+// `studio-cli sweep --slurm --dry-run` and `sweep status` without a cluster: the files the
+// submission leaves in --out, the shard count it chose, and its errors.
+
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "support/run_cli.h"
+#include "support/temp_dir.h"
+
+using studio::test::CliRun;
+using studio::test::runCli;
+using studio::test::TempDir;
+
+namespace {
+
+// 2 lengths × 3 seeds × 2 methods = 12 cells.
+const char* const kArrayConfig = R"({
+  "model": "resources/models/demo-qwen3",
+  "tasks": [{"task": "tx_log", "length_param": "ops", "lengths": [25, 50]}],
+  "methods": [{"method": "in_context"}, {"method": "thinking"}],
+  "seeds": [0, 1, 2]
+})";
+
+std::string fileText(const std::string& path) {
+  std::ifstream file(path);
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+}  // namespace
+
+TEST_CASE("sweep --slurm --dry-run: the script, the configuration copy and the record",
+          "[cluster]") {
+  TempDir dir("sweep-array");
+  const std::string config = dir.file("sweep.json");
+  std::ofstream(config) << kArrayConfig;
+  const std::string out = dir.file("array");
+  // 12 cells of 10 min against 80 % of an hour: 4 cells a shard, 3 shards.
+  const CliRun run = runCli("sweep --config " + config + " --slurm --dry-run --out " + out +
+                            " --time 01:00:00 --cell-seconds 600 --partition gpu "
+                            "--gpus-per-task 1 --array-limit 2");
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  CHECK_THAT(run.out, Catch::Contains("sbatch " + out + "/sweep-array.sbatch"));
+  CHECK_THAT(run.err, Catch::Contains("12 cells in 3 shards"));
+
+  const std::string script = fileText(out + "/sweep-array.sbatch");
+  CHECK_THAT(script, Catch::Contains("#SBATCH --array=0-2%2\n"));
+  CHECK_THAT(script, Catch::Contains("#SBATCH --time=01:00:00\n"));
+  CHECK_THAT(script, Catch::Contains("#SBATCH --partition=gpu\n"));
+  CHECK_THAT(script, Catch::Contains("#SBATCH --gpus-per-task=1\n"));
+  CHECK_THAT(script, Catch::Contains("studio-cli' sweep --config '" + out + "/sweep-config.json'"));
+  CHECK_THAT(script, Catch::Contains("--shard \"$shard\"/3\n"));
+  CHECK(nlohmann::json::parse(fileText(out + "/sweep-config.json")) ==
+        nlohmann::json::parse(kArrayConfig));
+  const nlohmann::json record = nlohmann::json::parse(fileText(out + "/sweep-array.json"));
+  CHECK(record["shards"] == 3);
+  CHECK(record["submissions"].empty());
+
+  // Nothing ran yet: every cell pending, Slurm knows no job.
+  const CliRun status = runCli("sweep status --out " + out + " --json");
+  INFO(status.err);
+  REQUIRE(status.exit_code == 0);
+  const nlohmann::json shards = nlohmann::json::parse(status.out)["shards"];
+  REQUIRE(shards.size() == 3);
+  for (const auto& shard : shards) {
+    CHECK(shard["slurm"] == "-");
+    CHECK(shard["cells"] == 4);
+    CHECK(shard["pending"] == 4);
+  }
+
+  // The folder belongs to this configuration.
+  nlohmann::json changed = nlohmann::json::parse(kArrayConfig);
+  changed["seeds"] = {7};
+  std::ofstream(config) << changed.dump();
+  const CliRun other = runCli("sweep --config " + config + " --slurm --dry-run --out " + out +
+                              " --cell-seconds 600");
+  CHECK(other.exit_code == 2);
+  CHECK_THAT(other.err,
+             Catch::Contains("sweep-config.json") && Catch::Contains("another configuration"));
+}
+
+TEST_CASE("sweep --slurm: errors name the option", "[cluster]") {
+  TempDir dir("sweep-array-errors");
+  const std::string config = dir.file("sweep.json");
+  std::ofstream(config) << kArrayConfig;
+  const std::string out = dir.file("array");
+
+  const CliRun no_estimate = runCli("sweep --config " + config + " --slurm --dry-run --out " + out);
+  CHECK(no_estimate.exit_code == 2);
+  CHECK_THAT(no_estimate.err, Catch::Contains("--cell-seconds"));
+
+  const CliRun no_out = runCli("sweep --config " + config + " --slurm --cell-seconds 5");
+  CHECK(no_out.exit_code == 2);
+  CHECK_THAT(no_out.err, Catch::Contains("--out"));
+
+  const CliRun too_long = runCli("sweep --config " + config + " --slurm --dry-run --out " + out +
+                                 " --time 00:10:00 --cell-seconds 600");
+  CHECK(too_long.exit_code == 2);
+  CHECK_THAT(too_long.err, Catch::Contains("--time"));
+
+  const CliRun bad_time = runCli("sweep --config " + config + " --slurm --dry-run --out " + out +
+                                 " --time 4h --cell-seconds 6");
+  CHECK(bad_time.exit_code == 2);
+  CHECK_THAT(bad_time.err, Catch::Contains("--time") && Catch::Contains("4h"));
+
+  const CliRun no_session = runCli("sweep --config " + config);
+  CHECK(no_session.exit_code == 2);
+  CHECK_THAT(no_session.err, Catch::Contains("--session"));
+
+  const CliRun no_array = runCli("sweep status --out " + dir.file("nothing"));
+  CHECK(no_array.exit_code == 2);
+  CHECK_THAT(no_array.err, Catch::Contains("sweep-array.json"));
+}
