@@ -28,7 +28,8 @@ std::vector<std::string> mergeColumnsOf(SqliteDatabase& db, const std::string& t
   std::vector<std::string> columns;
   SqliteStatement info(db, "PRAGMA table_info(" + table + ")");
   while (info.step()) columns.push_back(info.columnText(1));
-  if (columns.empty()) throwError(ErrorKind::Internal, db.path(), table, "the table has no columns");
+  if (columns.empty())
+    throwError(ErrorKind::Internal, db.path(), table, "the table has no columns");
   return columns;
 }
 
@@ -57,9 +58,10 @@ std::size_t mergeColumnIndex(const std::vector<std::string>& columns, const std:
 std::vector<std::string> runOwnedTables(SqliteDatabase& db) {
   std::vector<std::string> tables;
   for (const EventTable& table : eventTables()) tables.emplace_back(table.table);
-  SqliteStatement names(db, "SELECT m.name FROM sqlite_master AS m WHERE m.type = 'table' AND "
-                            "m.name <> 'runs' AND EXISTS (SELECT 1 FROM "
-                            "pragma_table_info(m.name) AS c WHERE c.name = 'run_id') ORDER BY m.name");
+  SqliteStatement names(db,
+                        "SELECT m.name FROM sqlite_master AS m WHERE m.type = 'table' AND "
+                        "m.name <> 'runs' AND EXISTS (SELECT 1 FROM "
+                        "pragma_table_info(m.name) AS c WHERE c.name = 'run_id') ORDER BY m.name");
   while (names.step()) {
     const std::string name = names.columnText(0);
     if (std::find(tables.begin(), tables.end(), name) == tables.end()) tables.push_back(name);
@@ -89,11 +91,13 @@ class SessionCopier {
 
   IdMap copyDocuments(SqliteDatabase& in, MergeInputReport& report) {
     IdMap ids;
-    SqliteStatement rows(in, "SELECT id, content_hash, source, byte_length, text, created_at "
-                             "FROM documents ORDER BY id");
-    SqliteStatement insert(m_out,
-                           "INSERT INTO documents (content_hash, source, byte_length, text, "
-                           "created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (content_hash) DO NOTHING");
+    SqliteStatement rows(in,
+                         "SELECT id, content_hash, source, byte_length, text, created_at "
+                         "FROM documents ORDER BY id");
+    SqliteStatement insert(
+        m_out,
+        "INSERT INTO documents (content_hash, source, byte_length, text, "
+        "created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (content_hash) DO NOTHING");
     SqliteStatement find(m_out, "SELECT id FROM documents WHERE content_hash = ?");
     while (rows.step()) {
       for (int column = 1; column <= 5; ++column) insert.bindColumnOf(column - 1, rows, column);
@@ -109,8 +113,9 @@ class SessionCopier {
 
   IdMap copyModels(SqliteDatabase& in, MergeInputReport& report) {
     IdMap ids;
-    SqliteStatement rows(in, "SELECT id, path, config_hash, config_json, created_at FROM models "
-                             "ORDER BY id");
+    SqliteStatement rows(in,
+                         "SELECT id, path, config_hash, config_json, created_at FROM models "
+                         "ORDER BY id");
     SqliteStatement insert(m_out,
                            "INSERT INTO models (path, config_hash, config_json, created_at) "
                            "VALUES (?, ?, ?, ?) ON CONFLICT (path, config_hash) DO NOTHING");
@@ -130,7 +135,8 @@ class SessionCopier {
   IdMap copyRuns(SqliteDatabase& in, const IdMap& documents, const IdMap& models,
                  MergeInputReport& report) {
     std::vector<std::string> columns = mergeColumnsOf(m_out, "runs");
-    columns.erase(columns.begin() + static_cast<std::ptrdiff_t>(mergeColumnIndex(columns, "id", "runs")));
+    columns.erase(columns.begin() +
+                  static_cast<std::ptrdiff_t>(mergeColumnIndex(columns, "id", "runs")));
     const std::size_t document_column = mergeColumnIndex(columns, "document_id", "runs");
     const std::size_t model_column = mergeColumnIndex(columns, "model_id", "runs");
     const int n = static_cast<int>(columns.size());
@@ -181,8 +187,8 @@ class SessionCopier {
   std::int64_t copyRunRows(SqliteDatabase& in, const std::string& table, const IdMap& runs) {
     const std::vector<std::string> columns = mergeColumnsOf(m_out, table);
     const int run_column = static_cast<int>(mergeColumnIndex(columns, "run_id", table));
-    SqliteStatement rows(in, "SELECT " + mergeColumnList(columns) + " FROM " + table +
-                                 " ORDER BY run_id, seq");
+    SqliteStatement rows(
+        in, "SELECT " + mergeColumnList(columns) + " FROM " + table + " ORDER BY run_id, seq");
     SqliteStatement insert(m_out, mergeInsertSql(table, columns));
     std::int64_t copied = 0;
     while (rows.step()) {
@@ -274,7 +280,8 @@ MergeReport mergeSessions(const std::vector<std::string>& inputs, const std::str
         report.models = out_db.queryInt("SELECT count(*) FROM models").value_or(0);
       });
     }
-    for (const MergeInputReport& input : report.inputs) report.event_rows += input.event_rows_copied;
+    for (const MergeInputReport& input : report.inputs)
+      report.event_rows += input.event_rows_copied;
     // A replaced session's own -wal/-shm must not be read as the new file's.
     for (const char* suffix : kSessionSidecars) {
       std::error_code ignored;
@@ -283,8 +290,8 @@ MergeReport mergeSessions(const std::vector<std::string>& inputs, const std::str
     fs::rename(temporary, output);
   } catch (const fs::filesystem_error& error) {
     removeSessionFiles(temporary);
-    throwError(ErrorKind::Io, output, "", std::string("cannot write the merged session: ") +
-                                             error.code().message());
+    throwError(ErrorKind::Io, output, "",
+               std::string("cannot write the merged session: ") + error.code().message());
   } catch (...) {
     removeSessionFiles(temporary);
     throw;

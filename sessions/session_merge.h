@@ -22,7 +22,7 @@ namespace studio::sessions {
 struct MergeInputReport {
   std::string path;
   std::int64_t runs_copied = 0;
-  std::int64_t runs_already_merged = 0;  // identical to a run copied before
+  std::int64_t runs_already_merged = 0;      // identical to a run copied before
   std::int64_t cells_already_completed = 0;  // completed sweep cells another input completed first
   std::int64_t documents_added = 0;
   std::int64_t models_added = 0;

@@ -33,9 +33,12 @@ void runMerge(const MergeCommandOptions& options) {
                         {"models_added", input.models_added},
                         {"event_rows_copied", input.event_rows_copied}});
     }
-    std::cout << nlohmann::json{{"out", options.out},     {"runs", report.runs},
-                                {"documents", report.documents}, {"models", report.models},
-                                {"event_rows", report.event_rows}, {"inputs", inputs}}
+    std::cout << nlohmann::json{{"out", options.out},
+                                {"runs", report.runs},
+                                {"documents", report.documents},
+                                {"models", report.models},
+                                {"event_rows", report.event_rows},
+                                {"inputs", inputs}}
                      .dump()
               << "\n";
     return;
@@ -51,9 +54,8 @@ void runMerge(const MergeCommandOptions& options) {
     }
     std::cout << "\n";
   }
-  std::cout << options.out << ": " << report.runs << " runs, " << report.documents
-            << " documents, " << report.models << " models, " << report.event_rows
-            << " event rows\n";
+  std::cout << options.out << ": " << report.runs << " runs, " << report.documents << " documents, "
+            << report.models << " models, " << report.event_rows << " event rows\n";
 }
 
 void addMergeCommand(CLI::App& app, int& exit_code) {

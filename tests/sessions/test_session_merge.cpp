@@ -64,7 +64,8 @@ std::vector<StoredRun> storedRuns(const std::string& path) {
     run.status = engine::runStatusName(summary.status);
     run.answer = summary.answer;
     if (summary.document_id) run.document = reader.document(*summary.document_id).text;
-    for (const StoredEvent& event : reader.loadEvents(summary.id)) run.events.push_back(describe(event.event));
+    for (const StoredEvent& event : reader.loadEvents(summary.id))
+      run.events.push_back(describe(event.event));
     runs.push_back(run);
   }
   return runs;
@@ -152,14 +153,17 @@ TEST_CASE("merge: documents and models deduplicated, runs renumbered, events int
     CHECK(merged[i].events == expected[i].events);
     CHECK(merged[i].events.size() == oneEventOfEachKind().size());
   }
-  CHECK(rawQuery(out, "SELECT group_concat(id) FROM (SELECT id FROM runs ORDER BY id)") == "1,2,3,4");
+  CHECK(rawQuery(out, "SELECT group_concat(id) FROM (SELECT id FROM runs ORDER BY id)") ==
+        "1,2,3,4");
   // B's run on document two points at the document A brought.
-  CHECK(rawQuery(out, "SELECT count(DISTINCT document_id) FROM runs WHERE spec_json LIKE "
-                      "'%document two%'") == "1");
+  CHECK(rawQuery(out,
+                 "SELECT count(DISTINCT document_id) FROM runs WHERE spec_json LIKE "
+                 "'%document two%'") == "1");
   CHECK(rawQuery(out, "PRAGMA integrity_check") == "ok");
   CHECK(rawQuery(out, "PRAGMA foreign_key_check") == "");
   // Written whole and renamed: no temporary file or lock is left beside it.
-  for (const std::string& name : folderEntries(dir)) CHECK(name.find("merging") == std::string::npos);
+  for (const std::string& name : folderEntries(dir))
+    CHECK(name.find("merging") == std::string::npos);
   CHECK_FALSE(fileExists(out + "-lock"));
 }
 
@@ -186,10 +190,12 @@ TEST_CASE("merge: the same cell is never counted twice, the same file never copi
   CHECK(report.inputs[2].runs_already_merged == 2);
   CHECK(report.inputs[2].runs_copied == 0);
   CHECK(report.runs == 3);
-  CHECK(rawQuery(out, "SELECT count(*) FROM runs WHERE status = 'completed' AND "
-                      "json_extract(spec_json, '$.task_meta.sweep_key') = 'cell-7'") == "1");
-  CHECK(rawQuery(out, "SELECT answer FROM runs WHERE json_extract(spec_json, "
-                      "'$.task_meta.sweep_key') = 'cell-7' AND status = 'completed'") == "first");
+  CHECK(rawQuery(out,
+                 "SELECT count(*) FROM runs WHERE status = 'completed' AND "
+                 "json_extract(spec_json, '$.task_meta.sweep_key') = 'cell-7'") == "1");
+  CHECK(rawQuery(out,
+                 "SELECT answer FROM runs WHERE json_extract(spec_json, "
+                 "'$.task_meta.sweep_key') = 'cell-7' AND status = 'completed'") == "first");
   // The failed attempt is history and stays; the left-out runs' events are not copied.
   CHECK(rawQuery(out, "SELECT count(*) FROM runs WHERE status = 'failed'") == "1");
   CHECK(rawQuery(out, "SELECT count(DISTINCT run_id) FROM tokens") == "3");
@@ -212,7 +218,8 @@ TEST_CASE("merge: a newer schema, a damaged file and another program's database 
     {
       SessionStore store(damaged);
       for (int i = 0; i < 40; ++i) {
-        addRun(store, "qttt", std::string(4000, static_cast<char>('a' + i % 26)) + std::to_string(i),
+        addRun(store, "qttt",
+               std::string(4000, static_cast<char>('a' + i % 26)) + std::to_string(i),
                "c" + std::to_string(i), engine::RunStatus::Completed, "x");
       }
     }
