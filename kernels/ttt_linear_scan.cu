@@ -10,12 +10,13 @@ constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
 constexpr int kMaxDim = 256;
 constexpr int kValuesPerLane = kMaxDim / 32;  // a row of f values spread over a warp's lanes
-constexpr int kRowsPerThread = 4;             // mini-batch rows that share one read of a W column
+constexpr int kRowsPerThread = 4;             // rows that share one read of a W or G column
 
 // Where each array lives in the block's shared memory, in floats.
 struct SharedLayout {
   int w, bias, norm_weight, norm_bias, tok, lr;  // W [f, f], b [f], ttt_norm [f] ×2, tok [n], lr [n]
-  int q, k, target, grad, z;                     // [n, f] each: q, k, v − k, ∂ℓ/∂Z1, the read z
+  int q, k;                                      // [n, f + 1]: q and k, rows padded (no bank conflicts in q_i·k_j)
+  int target, grad, z;                           // [n, f] each: v − k (later η_nj·G_j), ∂ℓ/∂Z1, the read z
   int eta, weighted;                             // [n, n] each: η_ij = tok_i·lr_j (j ≤ i), η_ij·(q_i·k_j)
   int total;
 };
@@ -34,8 +35,8 @@ __host__ __device__ SharedLayout sharedLayout(int f, int n) {
   s.norm_bias = take(f);
   s.tok = take(n);
   s.lr = take(n);
-  s.q = take(n * f);
-  s.k = take(n * f);
+  s.q = take(n * (f + 1));
+  s.k = take(n * (f + 1));
   s.target = take(n * f);
   s.grad = take(n * f);
   s.z = take(n * f);
@@ -159,7 +160,9 @@ __global__ void __launch_bounds__(kThreads) tttLinearScanKernel(TttLinearScanArg
   for (int i = tid; i < n; i += kThreads) tok[i] = a.token_factor[i];
   __syncthreads();
 
+  const int fq = f + 1;  // the row stride of Q and K
   const int row_groups = (n + kRowsPerThread - 1) / kRowsPerThread;
+  const int column_groups = (f + kRowsPerThread - 1) / kRowsPerThread;
   const int mini_batches = a.tokens / n;
   for (int batch = 0; batch < mini_batches; ++batch) {
     const std::int64_t row0 = static_cast<std::int64_t>(sequence_head) * a.tokens +
@@ -168,9 +171,10 @@ __global__ void __launch_bounds__(kThreads) tttLinearScanKernel(TttLinearScanArg
     const float* k_global = a.k + row0 * f;
     const float* v_global = a.v + row0 * f;
     for (int i = tid; i < n * f; i += kThreads) {
+      const int row = i / f, c = i % f;
       const float key = k_global[i];
-      Q[i] = q_global[i];
-      K[i] = key;
+      Q[row * fq + c] = q_global[i];
+      K[row * fq + c] = key;
       target[i] = v_global[i] - key;
     }
     for (int i = tid; i < n; i += kThreads) lr[i] = a.lr[row0 + i];
@@ -185,8 +189,8 @@ __global__ void __launch_bounds__(kThreads) tttLinearScanKernel(TttLinearScanArg
 #pragma unroll
         for (int r = 0; r < kRowsPerThread; ++r) {
           if (i0 + r < n) {
-            key_acc[r] += K[(i0 + r) * f + d] * w;
-            query_acc[r] += Q[(i0 + r) * f + d] * w;
+            key_acc[r] += K[(i0 + r) * fq + d] * w;
+            query_acc[r] += Q[(i0 + r) * fq + d] * w;
           }
         }
       }
@@ -205,7 +209,7 @@ __global__ void __launch_bounds__(kThreads) tttLinearScanKernel(TttLinearScanArg
       if (j <= i) {
         e = tok[i] * lr[j];
         float dot = 0.f;
-        for (int d = 0; d < f; ++d) dot += Q[i * f + d] * K[j * f + d];
+        for (int d = 0; d < f; ++d) dot += Q[i * fq + d] * K[j * fq + d];
         product = e * dot;
       }
       eta[item] = e;
@@ -222,6 +226,7 @@ __global__ void __launch_bounds__(kThreads) tttLinearScanKernel(TttLinearScanArg
     }
     __syncthreads();
 
+    // z_i, and η_ni·G_i into target (free since the gradients) for the update below.
     for (int item = tid; item < n * f; item += kThreads) {
       const int i = item / f, c = item % f;
       float through_keys = 0.f, through_bias = 0.f;
@@ -231,24 +236,35 @@ __global__ void __launch_bounds__(kThreads) tttLinearScanKernel(TttLinearScanArg
         through_bias += eta[i * n + j] * g;
       }
       Z[item] = Z[item] - through_keys + (bias[c] - through_bias);
+      target[item] = eta[(n - 1) * n + i] * G[item];
     }
     __syncthreads();
 
     float* out = a.out + row0 * f;
     for (int row = warp; row < n; row += kWarps) {
-      outputRow(Z + row * f, Q + row * f, norm_weight, norm_bias, out + row * f, f, lane,
+      outputRow(Z + row * f, Q + row * fq, norm_weight, norm_bias, out + row * f, f, lane,
                 a.layer_norm, a.eps);
     }
-    const float* eta_last = eta + (n - 1) * n;
-    for (int item = tid; item < f * f; item += kThreads) {
-      const int d = item / f, c = item % f;
-      float step = 0.f;
-      for (int j = 0; j < n; ++j) step += eta_last[j] * K[j * f + d] * G[j * f + c];
-      W[item] -= step;
+    // W ← W − Σ_j k_jᵀ(η_nj·G_j): a thread takes one column c for kRowsPerThread rows d.
+    const float* scaled = target;
+    for (int item = tid; item < f * column_groups; item += kThreads) {
+      const int c = item % f, d0 = (item / f) * kRowsPerThread;
+      float step[kRowsPerThread] = {};
+      for (int j = 0; j < n; ++j) {
+        const float g = scaled[j * f + c];
+#pragma unroll
+        for (int r = 0; r < kRowsPerThread; ++r) {
+          if (d0 + r < f) step[r] += K[j * fq + d0 + r] * g;
+        }
+      }
+#pragma unroll
+      for (int r = 0; r < kRowsPerThread; ++r) {
+        if (d0 + r < f) W[(d0 + r) * f + c] -= step[r];
+      }
     }
     for (int c = tid; c < f; c += kThreads) {
       float step = 0.f;
-      for (int j = 0; j < n; ++j) step += eta_last[j] * G[j * f + c];
+      for (int j = 0; j < n; ++j) step += scaled[j * f + c];
       bias[c] -= step;
     }
     __syncthreads();

@@ -125,7 +125,8 @@ TEST_CASE("the fused TTT-Linear scan never applies on the CPU or where a gradien
                     Catch::Contains("TTT-Linear scan"));
 }
 
-TEST_CASE("the fused TTT-Linear scan equals the dual form, mini-batch by mini-batch", "[model][ttt][.gpu]") {
+TEST_CASE("the fused TTT-Linear scan equals the dual form, mini-batch by mini-batch",
+          "[model][ttt][ttt-scan][.gpu]") {
   REQUIRE(compat::cudaAvailable());
   for (const ScanShape& s : kScanShapes) {
     INFO("B " << s.batch << ", H " << s.heads << ", f " << s.dim << ", b " << s.mini_batch << ", "
