@@ -264,6 +264,10 @@ MergeReport mergeSessions(const std::vector<std::string>& inputs, const std::str
     {
       SessionStore out(temporary);
       out.withDatabase([&](SqliteDatabase& out_db) {
+        // The file is renamed into place only when complete (a failed merge deletes it, so the
+        // rollback a journal would allow is never needed): no journal while it is filled halves
+        // what the merge writes (no write-ahead log to copy back into the file).
+        out_db.exec("PRAGMA journal_mode = OFF");
         SqliteTransaction transaction(out_db);
         SessionCopier copier(out_db);
         for (const std::string& input : inputs) {
@@ -278,6 +282,7 @@ MergeReport mergeSessions(const std::vector<std::string>& inputs, const std::str
         report.runs = out_db.queryInt("SELECT count(*) FROM runs").value_or(0);
         report.documents = out_db.queryInt("SELECT count(*) FROM documents").value_or(0);
         report.models = out_db.queryInt("SELECT count(*) FROM models").value_or(0);
+        out_db.queryText("PRAGMA journal_mode = WAL");
       });
     }
     for (const MergeInputReport& input : report.inputs)
