@@ -9,7 +9,7 @@ namespace studio::cli {
 
 namespace {
 
-std::string firstLine(const std::string& text) {
+std::string firstMessageLine(const std::string& text) {
   const std::string line = text.substr(0, text.find('\n'));
   return line.empty() ? "no message" : line;
 }
@@ -30,7 +30,7 @@ ArrayTaskQuery queryArrayTasks(const cluster::SweepArrayManifest& manifest) {
     if (!sacct.started) {
       note("sacct cannot be run: " + sacct.err);
     } else if (sacct.exit_code != 0) {
-      note("sacct: " + firstLine(sacct.err));
+      note("sacct: " + firstMessageLine(sacct.err));
     } else {
       for (const auto& [task, state] : cluster::parseArrayTaskStates(sacct.out, job)) {
         query.states[task] = state;

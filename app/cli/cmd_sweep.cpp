@@ -131,6 +131,9 @@ void runSweep(const SweepOptions& options) {
   if (options.config.empty()) throwArgument("--config", "a sweep needs its configuration");
   const nlohmann::json config_json = readSweepConfigJson(options.config);
   if (options.slurm) {
+    if (options.shard != "0/1") {
+      throwArgument("--shard", "--slurm chooses the shards itself; leave --shard out");
+    }
     if (!options.session.empty()) {
       throwArgument("--session",
                     "--slurm writes one session per shard into --out; leave --session out");

@@ -37,7 +37,7 @@ std::string utcNow() {
   return text;
 }
 
-void writeTextFile(const std::string& path, const std::string& text) {
+void writeArrayFile(const std::string& path, const std::string& text) {
   std::ofstream file(path, std::ios::trunc);
   file << text;
   if (!file) throwError(ErrorKind::Io, path, "", "cannot write");
@@ -67,9 +67,16 @@ std::vector<double> cellSecondsOf(const std::vector<engine::SweepCell>& cells,
   return seconds;
 }
 
-std::string hours(double seconds) {
+// "45 s", "12.5 min", "3.1 h".
+std::string durationText(double seconds) {
   std::ostringstream text;
-  text << std::fixed << std::setprecision(seconds < 3600 ? 2 : 1) << seconds / 3600 << " h";
+  if (seconds < 120) {
+    text << std::fixed << std::setprecision(0) << seconds << " s";
+  } else if (seconds < 7200) {
+    text << std::fixed << std::setprecision(1) << seconds / 60 << " min";
+  } else {
+    text << std::fixed << std::setprecision(1) << seconds / 3600 << " h";
+  }
   return text.str();
 }
 
@@ -103,7 +110,7 @@ void submitSweepArray(const SweepArrayOptions& options, const std::string& confi
   std::error_code error;
   fs::create_directories(fs::path(out_dir) / "logs", error);
   if (error) throwError(ErrorKind::Io, out_dir, "--out", "cannot create: " + error.message());
-  if (!fs::exists(config_copy)) writeTextFile(config_copy, config_json.dump(2) + "\n");
+  if (!fs::exists(config_copy)) writeArrayFile(config_copy, config_json.dump(2) + "\n");
 
   // A shard runs again only when cells are left and no earlier task of it is still queued or
   // running (two tasks must never write one session).
@@ -132,9 +139,9 @@ void submitSweepArray(const SweepArrayOptions& options, const std::string& confi
 
   std::cerr << "sweep: " << cells.size() << " cells in " << manifest.shards << " shards";
   if (sizing) {
-    std::cerr << " (estimated " << hours(sizing->total_seconds) << " in all, at most "
-              << hours(sizing->largest_shard_seconds) << " a shard; --time " << options.time
-              << " plans " << hours(sizing->budget_seconds) << " a shard)";
+    std::cerr << " (estimated " << durationText(sizing->total_seconds) << " in all, at most "
+              << durationText(sizing->largest_shard_seconds) << " a shard; --time " << options.time
+              << " plans " << durationText(sizing->budget_seconds) << " a shard)";
   }
   std::cerr << "\n";
   for (const std::string& note : queue.notes) std::cerr << "note: " << note << "\n";
@@ -164,7 +171,7 @@ void submitSweepArray(const SweepArrayOptions& options, const std::string& confi
   job.gpus_per_task = options.gpus_per_task;
   job.time_limit_seconds = time_limit;
   job.array_limit = options.array_limit;
-  writeTextFile(script_path, cluster::slurmArrayScript(job));
+  writeArrayFile(script_path, cluster::slurmArrayScript(job));
   const std::string array = cluster::arrayIndexSpec(tasks, options.array_limit);
   summary["script"] = script_path;
   summary["array"] = array;
