@@ -236,6 +236,26 @@ for i in range(60):
         parts.append(seps[(i + k * 5) % len(seps)])
     add(f"spread-{i:02d}", "".join(parts))
 
+# --- SentencePiece-style vocabularies (Llama 2, Gemma 3): their added tokens, the metaspace
+# character typed literally, text that looks like a byte token, characters outside the vocabulary
+# (byte fallback), controls and spaces at either end -------------------------------------------
+add("spm-bos-eos", "<s>Hello</s> <s> world</s><s>")
+add("spm-unk", "<unk> and <unk><unk>x")
+add("spm-gemma-turns", "<bos><start_of_turn>user\nHi<end_of_turn>\n<start_of_turn>model\n")
+add("spm-gemma-html", "<table><tr><td>1</td></tr></table> <h1>T</h1><strong>b</strong> <code>x</code>")
+add("spm-metaspace-literal", "a\u2581b \u2581\u2581c \u2581")
+add("spm-byte-token-text", "<0x41> <0xFF><0x0A> <0x4g>")
+add("spm-leading-space", " leading")
+add("spm-leading-spaces", "   three")
+add("spm-trailing-spaces", "trail   ")
+add("spm-only-spaces", "    ")
+add("spm-tabs-newlines", "\t\tx\n\n\n\ny\t\n \n")
+add("spm-rare-characters", "\U0001d518\U0001d52b\U0001d526 \ua66e \U000130c0 \U0001fae0 \u16a0\u16c7\u16bb \u2d30\u2d63\u2d53\u2d4d")
+add("spm-fallback-inside-word", "x\U0001fae0y\u200bz\u2028w")
+add("spm-controls", "a\u0000b\u0001c\u007f d\u001b[0m")
+add("spm-digits", "1234567890 3.14159 1e-10 \u0661\u0662\u0663 0x1F")
+add("spm-empty", "")
+
 names = [n for n, _ in texts]
 assert len(names) == len(set(names)), "duplicate names"
 out = sys.argv[1] if len(sys.argv) > 1 else "tests/fixtures/tokenizer/corpus.jsonl"

