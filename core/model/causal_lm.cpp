@@ -73,6 +73,20 @@ SrTttBlockImpl* CausalLMImpl::srTtt(int index) const {
   return dynamic_cast<SrTttBlockImpl*>(m_layers.at(static_cast<std::size_t>(index)).get());
 }
 
+void CausalLMImpl::refuseBeyondWindow(const ForwardContext& context, std::int64_t tokens) const {
+  const std::int64_t last = context.position_run_start
+                                ? *context.position_run_start + tokens - 1
+                                : context.positions.max().item<std::int64_t>();
+  if (last < m_config.sliding_window) return;
+  throwError(ErrorKind::Unsupported, "config.json", "sliding_window",
+             m_config.model_type + " masks keys more than " +
+                 std::to_string(m_config.sliding_window) +
+                 " positions back, and sliding-window attention is not implemented: this "
+                 "model runs exactly on contexts of up to " +
+                 std::to_string(m_config.sliding_window) + " tokens, and this one reaches " +
+                 std::to_string(last + 1));
+}
+
 Tensor CausalLMImpl::forward(const Tensor& ids, ForwardContext& context) {
   if (ids.dim() != 2) throwArgument("ids", "expected [batch, tokens]");
   const auto T = ids.size(1);
@@ -85,6 +99,7 @@ Tensor CausalLMImpl::forward(const Tensor& ids, ForwardContext& context) {
   }
   // Read on the host, before the positions move to the device (nullopt when they are there already).
   context.position_run_start = positionRunStart(context.positions);
+  if (m_config.sliding_window > 0) refuseBeyondWindow(context, T);
   context.positions = context.positions.to(m_options.device());
   if (context.mode == AttentionMode::Frozen) {
     const auto last = context.positions.max().item<std::int64_t>();

@@ -39,6 +39,8 @@ class CausalLMImpl : public torch::nn::Module {
   // ids: [B, T] int64 -> final hidden states [B, T, hidden] (after the final norm).
   // context.positions, when undefined, is filled with the state's next positions (Extend) or
   // 0..T−1 (Full). Extend advances the state by T.
+  // A model with a sliding window (mistral, phi3) refuses positions at or past the window:
+  // throws studio::Error (Unsupported) naming config.json's sliding_window.
   torch::Tensor forward(const torch::Tensor& ids, ForwardContext& context);
   // hidden: [..., hidden] -> logits [..., vocab]
   torch::Tensor logits(const torch::Tensor& hidden) const;
@@ -66,6 +68,9 @@ class CausalLMImpl : public torch::nn::Module {
   LayerNorm norm_out{nullptr};
 
  private:
+  // Throws when the forward's last position is at or past the sliding window.
+  void refuseBeyondWindow(const ForwardContext& context, std::int64_t tokens) const;
+
   ModelConfig m_config;
   torch::TensorOptions m_options;
   std::shared_ptr<const Rotary> m_rotary;

@@ -1,5 +1,7 @@
 #include "core/model/checkpoint_writer.h"
 
+#include "core/model/fused_projections.h"
+
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Context.h>
 
@@ -15,6 +17,7 @@
 #include "core/model/atomic_file_writer.h"
 #include "core/model/bounded_json.h"
 #include "core/model/checkpoint.h"
+#include "core/model/fused_projections.h"
 #include "core/model/safetensors.h"
 #include "core/model/sr_ttt_init.h"
 
@@ -89,9 +92,10 @@ bool isConvolution(const std::string& name) {
 }  // namespace
 
 void writeCheckpoint(const std::string& dir, const ModelConfig& config,
-                     const std::map<std::string, torch::Tensor>& tensors,
+                     const std::map<std::string, torch::Tensor>& module_tensors,
                      const CheckpointWriteOptions& options) {
   config.validate("config.json");
+  const std::map<std::string, torch::Tensor> tensors = fuseProjections(config, module_tensors);
   checkTensorsAgainstConfig(config, tensors, "tensors to write");
 
   std::error_code ec;

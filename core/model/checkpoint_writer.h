@@ -27,11 +27,12 @@ struct CheckpointWriteOptions {
 };
 
 // Writes `dir` (created if needed): config.json from config.toJson() and the tensors, each file
-// atomically. The tensors must match the architecture exactly (checkTensorsAgainstConfig). A
+// atomically. The tensors must match the architecture exactly (checkTensorsAgainstConfig), by the
+// checkpoint's names or the modules' (phi3's parts are fused back: fused_projections.h). A
 // weights file of the other layout left in the folder (model.safetensors vs. an index) is removed
 // so the folder cannot be read back with stale weights. Throws studio::Error.
 void writeCheckpoint(const std::string& dir, const ModelConfig& config,
-                     const std::map<std::string, torch::Tensor>& tensors,
+                     const std::map<std::string, torch::Tensor>& module_tensors,
                      const CheckpointWriteOptions& options = {});
 
 // Every tensor of the architecture, deterministic in `seed`, initialised as transformers and

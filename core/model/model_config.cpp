@@ -201,7 +201,8 @@ ModelConfig ModelConfig::fromJson(const nlohmann::json& in, const std::string& f
 
   const auto model_type = f.string("model_type");
   if (!model_type) {
-    configError(file, "model_type", "missing (expected qwen3, qwen2, llama, ttt or sr_ttt)");
+    configError(file, "model_type",
+                "missing (expected qwen3, qwen2, llama, mistral, phi3, ttt or sr_ttt)");
   }
   if (*model_type == "ttt") return tttConfigFromJson(in, file);
   if (*model_type == "sr_ttt") return srTttConfigFromJson(in, file);
@@ -210,11 +211,15 @@ ModelConfig ModelConfig::fromJson(const nlohmann::json& in, const std::string& f
     c.family = ModelFamily::Qwen3;
   } else if (c.model_type == "qwen2") {
     c.family = ModelFamily::Qwen2;
-  } else if (c.model_type == "llama") {
+  } else if (c.model_type == "llama" || c.model_type == "mistral" || c.model_type == "phi3") {
+    // Mistral is Llama's architecture with a sliding window; Phi-3 stores its projections fused.
     c.family = ModelFamily::Llama;
+    c.fused_projections = c.model_type == "phi3";
   } else {
     throwError(ErrorKind::Unsupported, file, "model_type",
-               c.model_type + " is not supported (supported: qwen3, qwen2, llama, ttt, sr_ttt)");
+               c.model_type +
+                   " is not supported (supported: qwen3, qwen2, llama, mistral, phi3, ttt, "
+                   "sr_ttt; Gemma's architecture is not implemented)");
   }
 
   // The sizes are required: transformers always writes them, and its defaults (a 7B model) would
@@ -266,6 +271,10 @@ ModelConfig ModelConfig::fromJson(const nlohmann::json& in, const std::string& f
     // Qwen2's attention always has q/k/v biases and no o_proj bias, whatever the file says.
     c.attention_bias = true;
     c.o_proj_bias = false;
+  } else if (c.model_type == "mistral" || c.model_type == "phi3") {
+    // Their projections never have biases, whatever the file says (as in transformers).
+    c.attention_bias = false;
+    c.o_proj_bias = false;
   } else {
     c.attention_bias = f.boolean("attention_bias").value_or(false);
     c.o_proj_bias = c.attention_bias;
@@ -286,6 +295,13 @@ ModelConfig ModelConfig::fromJson(const nlohmann::json& in, const std::string& f
   if (f.boolean("use_sliding_window").value_or(false)) {
     throwError(ErrorKind::Unsupported, file, "use_sliding_window",
                "sliding-window attention is not supported");
+  }
+  if (c.model_type == "mistral" || c.model_type == "phi3") {
+    c.sliding_window = f.integer("sliding_window", 1, kMaxPositions).value_or(0);
+  }
+  if (const auto factor = f.number("partial_rotary_factor"); factor && *factor != 1.0) {
+    throwError(ErrorKind::Unsupported, file, "partial_rotary_factor",
+               formatNumber(*factor) + " is not supported (RoPE on every dimension only: 1)");
   }
   if (f.boolean("mlp_bias").value_or(false)) {
     throwError(ErrorKind::Unsupported, file, "mlp_bias", "MLP biases are not supported");
@@ -390,6 +406,8 @@ nlohmann::json ModelConfig::toJson() const {
   if (!out.contains("architectures")) {
     const char* architecture = family == ModelFamily::Qwen3   ? "Qwen3ForCausalLM"
                                : family == ModelFamily::Qwen2 ? "Qwen2ForCausalLM"
+                               : model_type == "mistral"      ? "MistralForCausalLM"
+                               : model_type == "phi3"         ? "Phi3ForCausalLM"
                                                               : "LlamaForCausalLM";
     out["architectures"] = json::array({architecture});
   }
@@ -429,9 +447,13 @@ std::map<std::string, std::vector<std::int64_t>> ModelConfig::expectedTensorShap
     const std::string layer = "model.layers." + std::to_string(i) + ".";
     shapes[layer + "input_layernorm.weight"] = {H};
     shapes[layer + "post_attention_layernorm.weight"] = {H};
-    shapes[layer + "self_attn.q_proj.weight"] = {q, H};
-    shapes[layer + "self_attn.k_proj.weight"] = {kv, H};
-    shapes[layer + "self_attn.v_proj.weight"] = {kv, H};
+    if (fused_projections) {
+      shapes[layer + "self_attn.qkv_proj.weight"] = {q + 2 * kv, H};
+    } else {
+      shapes[layer + "self_attn.q_proj.weight"] = {q, H};
+      shapes[layer + "self_attn.k_proj.weight"] = {kv, H};
+      shapes[layer + "self_attn.v_proj.weight"] = {kv, H};
+    }
     shapes[layer + "self_attn.o_proj.weight"] = {H, q};
     if (attention_bias) {
       shapes[layer + "self_attn.q_proj.bias"] = {q};
@@ -443,8 +465,12 @@ std::map<std::string, std::vector<std::int64_t>> ModelConfig::expectedTensorShap
       shapes[layer + "self_attn.q_norm.weight"] = {hd};
       shapes[layer + "self_attn.k_norm.weight"] = {hd};
     }
-    shapes[layer + "mlp.gate_proj.weight"] = {I, H};
-    shapes[layer + "mlp.up_proj.weight"] = {I, H};
+    if (fused_projections) {
+      shapes[layer + "mlp.gate_up_proj.weight"] = {2 * I, H};
+    } else {
+      shapes[layer + "mlp.gate_proj.weight"] = {I, H};
+      shapes[layer + "mlp.up_proj.weight"] = {I, H};
+    }
     shapes[layer + "mlp.down_proj.weight"] = {H, I};
   }
   shapes["model.norm.weight"] = {H};

@@ -92,6 +92,13 @@ struct ModelConfig {
   // projections `bias=config.attention_bias`); never qwen2.
   bool o_proj_bias = false;
   bool qk_norm = false;         // per-head RMSNorm on q and k before RoPE (qwen3)
+  // phi3: q, k and v stored as one self_attn.qkv_proj and gate and up as one mlp.gate_up_proj
+  // (fused_projections.h); the modules keep them apart.
+  bool fused_projections = false;
+  // mistral, phi3: Hugging Face masks keys more than sliding_window positions back (0: no window).
+  // The studio runs such a model exactly while every position is inside the window and refuses
+  // longer contexts (CausalLMImpl::forward); sliding-window attention itself is not implemented.
+  std::int64_t sliding_window = 0;
   std::string hidden_act = "silu";
   std::string torch_dtype = "float32";
 
@@ -120,8 +127,9 @@ struct ModelConfig {
   nlohmann::json toJson() const;
 
   // The shape every tensor of this architecture must have, by Hugging Face name
-  // ("model.layers.3.self_attn.q_proj.weight" -> {heads·head_dim, hidden}). lm_head.weight is
-  // absent when the embeddings are tied.
+  // ("model.layers.3.self_attn.q_proj.weight" -> {heads·head_dim, hidden}), as the checkpoint
+  // stores it (phi3: the fused qkv_proj and gate_up_proj). lm_head.weight is absent when the
+  // embeddings are tied.
   std::map<std::string, std::vector<std::int64_t>> expectedTensorShapes() const;
 
   // Parameters of the architecture (tied embeddings counted once).

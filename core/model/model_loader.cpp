@@ -3,6 +3,7 @@
 #include "core/common/error.h"
 #include "core/common/torch_compat.h"
 #include "core/model/checkpoint.h"
+#include "core/model/fused_projections.h"
 
 namespace studio::model {
 
@@ -36,8 +37,9 @@ const char* dtypeName(torch::Dtype dtype) {
 }
 
 std::shared_ptr<LoadedModel> buildModel(const ModelConfig& config,
-                                        const std::map<std::string, torch::Tensor>& tensors,
+                                        const std::map<std::string, torch::Tensor>& stored,
                                         const LoadOptions& options) {
+  const std::map<std::string, torch::Tensor> tensors = splitFusedProjections(config, stored);
   auto loaded = std::make_shared<LoadedModel>();
   loaded->config = config;
   loaded->device = parseDevice(options.device);

@@ -31,9 +31,10 @@ struct LoadedModel {
 std::shared_ptr<LoadedModel> loadModel(const std::string& dir, const LoadOptions& options = {});
 
 // Builds a model with the weights given by name (every parameter must be there, with the right
-// shape): the trainer and the tests use it with freshly initialised tensors.
+// shape), by the checkpoint's names or the modules' (fused_projections.h): the trainer and the
+// tests use it with freshly initialised tensors.
 std::shared_ptr<LoadedModel> buildModel(const ModelConfig& config,
-                                        const std::map<std::string, torch::Tensor>& tensors,
+                                        const std::map<std::string, torch::Tensor>& stored,
                                         const LoadOptions& options = {});
 
 torch::Device parseDevice(const std::string& name);

@@ -3,8 +3,9 @@
 
 An independent check of the engine's forward pass: this script writes safetensors files by hand
 (not with the studio's writer) and computes logits with a plain float64 NumPy transcription of
-Hugging Face transformers' Qwen3, Qwen2 and Llama modelling code (RMSNorm, rotate-half RoPE with
-the linear, llama3 and yarn scalings, GQA via repeat_kv, Qwen3's q/k norm, SwiGLU). The C++ tests
+Hugging Face transformers' Qwen3, Qwen2, Llama, Mistral and Phi-3 modelling code (RMSNorm,
+rotate-half RoPE with the linear, llama3 and yarn scalings, GQA via repeat_kv, Qwen3's q/k norm,
+SwiGLU, Mistral's sliding-window mask, Phi-3's fused qkv_proj and gate_up_proj). The C++ tests
 load the folders through the engine and compare their logits with reference.json.
 
 Run with Debian's python3 and python3-numpy:  /usr/bin/python3 scripts/reference/make_reference_models.py
@@ -68,8 +69,13 @@ def rms_norm(x, w, eps):
     return w * (x / np.sqrt(var + eps))
 
 
+def head_dim_of(cfg):
+    """transformers derives head_dim from hidden_size when the config says null or nothing."""
+    return cfg.get("head_dim") or cfg["hidden_size"] // cfg["num_attention_heads"]
+
+
 def inv_freq_of(cfg):
-    dim = cfg["head_dim"]
+    dim = head_dim_of(cfg)
     base = cfg["rope_theta"]
     # transformers computes these in float32
     inv = (1.0 / (np.float32(base) ** (np.arange(0, dim, 2, dtype=np.int64).astype(np.float32) / np.float32(dim)))).astype(np.float32)
@@ -126,11 +132,30 @@ def rope(x, positions, inv, attention_factor):
     return x * cos + rotated * sin
 
 
+def unfused(cfg, w):
+    """Phi-3's fused projections sliced as Phi3Attention and Phi3MLP slice their outputs."""
+    if cfg["model_type"] != "phi3":
+        return w
+    q_rows = cfg["num_attention_heads"] * head_dim_of(cfg)
+    kv_rows = cfg["num_key_value_heads"] * head_dim_of(cfg)
+    out = dict(w)
+    for layer in range(cfg["num_hidden_layers"]):
+        p = f"model.layers.{layer}."
+        qkv = out.pop(p + "self_attn.qkv_proj.weight")
+        out[p + "self_attn.q_proj.weight"] = qkv[:q_rows]
+        out[p + "self_attn.k_proj.weight"] = qkv[q_rows:q_rows + kv_rows]
+        out[p + "self_attn.v_proj.weight"] = qkv[q_rows + kv_rows:]
+        gate_up = out.pop(p + "mlp.gate_up_proj.weight")
+        out[p + "mlp.gate_proj.weight"], out[p + "mlp.up_proj.weight"] = np.split(gate_up, 2, axis=0)
+    return out
+
+
 def forward(cfg, w, ids):
+    w = unfused(cfg, w)
     T = len(ids)
     H = cfg["num_attention_heads"]
     KV = cfg["num_key_value_heads"]
-    D = cfg["head_dim"]
+    D = head_dim_of(cfg)
     eps = cfg["rms_norm_eps"]
     qk_norm = cfg["model_type"] == "qwen3"
     bias = cfg["model_type"] == "qwen2" or cfg.get("attention_bias", False)
@@ -161,6 +186,10 @@ def forward(cfg, w, ids):
         v = np.repeat(v, groups, axis=0)
         scores = q @ k.transpose(0, 2, 1) / math.sqrt(D)
         mask = np.triu(np.ones((T, T), dtype=bool), 1)
+        window = cfg.get("sliding_window")
+        if cfg["model_type"] in ("mistral", "phi3") and window:
+            # transformers' sliding-window mask: query i sees key j when i - window < j <= i
+            mask |= np.tril(np.ones((T, T), dtype=bool), -window)
         scores = np.where(mask[None], -np.inf, scores)
         scores = scores - scores.max(-1, keepdims=True)
         probs = np.exp(scores)
@@ -181,7 +210,7 @@ def forward(cfg, w, ids):
 
 def make_weights(cfg, rng):
     V, Hd, I = cfg["vocab_size"], cfg["hidden_size"], cfg["intermediate_size"]
-    H, KV, D = cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["head_dim"]
+    H, KV, D = cfg["num_attention_heads"], cfg["num_key_value_heads"], head_dim_of(cfg)
     bias = cfg["model_type"] == "qwen2" or cfg.get("attention_bias", False)
     w = {"model.embed_tokens.weight": rng.normal(0, 0.5, (V, Hd))}
     for layer in range(cfg["num_hidden_layers"]):
@@ -205,6 +234,14 @@ def make_weights(cfg, rng):
     w["model.norm.weight"] = 1 + rng.normal(0, 0.1, Hd)
     if not cfg["tie_word_embeddings"]:
         w["lm_head.weight"] = rng.normal(0, 0.3, (V, Hd))
+    if cfg["model_type"] == "phi3":
+        # Phi-3 stores q, k, v and gate, up fused (rows in that order).
+        for layer in range(cfg["num_hidden_layers"]):
+            p = f"model.layers.{layer}."
+            w[p + "self_attn.qkv_proj.weight"] = np.concatenate(
+                [w.pop(p + f"self_attn.{x}_proj.weight") for x in "qkv"], axis=0)
+            w[p + "mlp.gate_up_proj.weight"] = np.concatenate(
+                [w.pop(p + "mlp.gate_proj.weight"), w.pop(p + "mlp.up_proj.weight")], axis=0)
     # The stored weights are float32: compute the reference from exactly those values.
     return {k: v.astype(np.float32) for k, v in w.items()}
 
@@ -241,6 +278,14 @@ MODELS = {
                             tie_word_embeddings=True,
                             rope_scaling={"type": "yarn", "factor": 4.0,
                                           "original_max_position_embeddings": 64}),
+    # Mistral: Llama's architecture with a sliding window, here longer than the 40 tokens read.
+    "mistral-tiny": dict(BASE, model_type="mistral", architectures=["MistralForCausalLM"],
+                         tie_word_embeddings=False, rope_theta=1000000.0, sliding_window=64,
+                         head_dim=None),
+    # Phi-3: fused qkv_proj and gate_up_proj, rms_norm_eps 1e-5, a window past the context.
+    "phi3-tiny": dict(BASE, model_type="phi3", architectures=["Phi3ForCausalLM"],
+                      tie_word_embeddings=False, rms_norm_eps=1e-5, sliding_window=48,
+                      partial_rotary_factor=1.0),
 }
 
 

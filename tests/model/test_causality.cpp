@@ -22,7 +22,8 @@ TEST_CASE("causality: every fixture family and mixer keeps earlier logits bit-id
           "[model][causality]") {
   const std::string name =
       GENERATE(as<std::string>{}, "qwen3-tiny", "qwen3-tiny-bf16", "qwen2-tiny", "llama3-tiny",
-               "llama-linear-tiny", "qwen2-yarn-tiny", "ttt-linear-tiny", "ttt-mlp-tiny",
+               "llama-linear-tiny", "qwen2-yarn-tiny", "mistral-tiny", "phi3-tiny",
+               "ttt-linear-tiny", "ttt-mlp-tiny",
                "ttt-linear-mamba-tiny", "ttt-mlp-gate-tiny", "sr-ttt-tiny", "sr-ttt-evict-tiny");
   INFO(name);
   const auto loaded = model::loadModel(fixtureModel(name));

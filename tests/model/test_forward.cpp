@@ -43,7 +43,8 @@ Reference readReference(const std::string& dir) {
 TEST_CASE("forward: logits match the float64 reference of every fixture architecture",
           "[model]") {
   const auto name = GENERATE(as<std::string>{}, "qwen3-tiny", "qwen3-tiny-bf16", "qwen2-tiny",
-                             "llama3-tiny", "llama-linear-tiny", "qwen2-yarn-tiny");
+                             "llama3-tiny", "llama-linear-tiny", "qwen2-yarn-tiny",
+                             "mistral-tiny", "phi3-tiny");
   INFO(name);
   const std::string dir = fixtureModel(name);
   const Reference reference = readReference(dir);
