@@ -107,11 +107,6 @@ void submitSweepArray(const SweepArrayOptions& options, const std::string& confi
     sizing = cluster::sizeShards(cellSecondsOf(cells, options), time_limit);
     manifest.shards = sizing->shards;
   }
-  std::error_code error;
-  fs::create_directories(fs::path(out_dir) / "logs", error);
-  if (error) throwError(ErrorKind::Io, out_dir, "--out", "cannot create: " + error.message());
-  if (!fs::exists(config_copy)) writeArrayFile(config_copy, config_json.dump(2) + "\n");
-
   // A shard runs again only when cells are left and no earlier task of it is still queued or
   // running (two tasks must never write one session).
   const ArrayTaskQuery queue = queryArrayTasks(manifest);
@@ -135,6 +130,26 @@ void submitSweepArray(const SweepArrayOptions& options, const std::string& confi
     if (left > 0) tasks.push_back(shard);
     cells_left += left;
   }
+  std::string script;
+  if (!tasks.empty()) {
+    cluster::SlurmArrayJob job;
+    job.studio_cli = fs::read_symlink("/proc/self/exe").string();
+    job.config = config_copy;
+    job.out_dir = out_dir;
+    job.work_dir = fs::current_path().string();
+    job.shards = manifest.shards;
+    job.tasks = tasks;
+    job.partition = options.partition;
+    job.gpus_per_task = options.gpus_per_task;
+    job.time_limit_seconds = time_limit;
+    job.array_limit = options.array_limit;
+    script = cluster::slurmArrayScript(job);
+  }
+
+  std::error_code error;
+  fs::create_directories(fs::path(out_dir) / "logs", error);
+  if (error) throwError(ErrorKind::Io, out_dir, "--out", "cannot create: " + error.message());
+  if (!fs::exists(config_copy)) writeArrayFile(config_copy, config_json.dump(2) + "\n");
   manifest.write(manifest_path);
 
   std::cerr << "sweep: " << cells.size() << " cells in " << manifest.shards << " shards";
@@ -160,18 +175,7 @@ void submitSweepArray(const SweepArrayOptions& options, const std::string& confi
     return;
   }
 
-  cluster::SlurmArrayJob job;
-  job.studio_cli = fs::read_symlink("/proc/self/exe").string();
-  job.config = config_copy;
-  job.out_dir = out_dir;
-  job.work_dir = fs::current_path().string();
-  job.shards = manifest.shards;
-  job.tasks = tasks;
-  job.partition = options.partition;
-  job.gpus_per_task = options.gpus_per_task;
-  job.time_limit_seconds = time_limit;
-  job.array_limit = options.array_limit;
-  writeArrayFile(script_path, cluster::slurmArrayScript(job));
+  writeArrayFile(script_path, script);
   const std::string array = cluster::arrayIndexSpec(tasks, options.array_limit);
   summary["script"] = script_path;
   summary["array"] = array;

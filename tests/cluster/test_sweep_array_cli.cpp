@@ -3,6 +3,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -108,6 +109,20 @@ TEST_CASE("sweep --slurm: errors name the option", "[cluster]") {
                                  " --time 4h --cell-seconds 6");
   CHECK(bad_time.exit_code == 2);
   CHECK_THAT(bad_time.err, Catch::Contains("--time") && Catch::Contains("4h"));
+
+  const std::string spaced = dir.file("my sweep");
+  const CliRun with_space = runCli("sweep --config " + config + " --slurm --dry-run --out '" +
+                                   spaced + "' --cell-seconds 6");
+  CHECK(with_space.exit_code == 2);
+  CHECK_THAT(with_space.err, Catch::Contains("--out") && Catch::Contains("whitespace"));
+  CHECK_FALSE(std::filesystem::exists(spaced));
+  // A refused submission writes nothing.
+  CHECK_FALSE(std::filesystem::exists(out));
+
+  const CliRun with_shard =
+      runCli("sweep --config " + config + " --slurm --shard 1/2 --cell-seconds 6 --out " + out);
+  CHECK(with_shard.exit_code == 2);
+  CHECK_THAT(with_shard.err, Catch::Contains("--shard"));
 
   const CliRun no_session = runCli("sweep --config " + config);
   CHECK(no_session.exit_code == 2);
