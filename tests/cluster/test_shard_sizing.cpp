@@ -28,7 +28,7 @@ TEST_CASE("shard sizing: uneven cells add shards until the slowest shard fits", 
   CHECK(sizing.largest_shard_seconds <= sizing.budget_seconds);
 }
 
-TEST_CASE("shard sizing: never more shards than cells; a cell longer than the budget is refused",
+TEST_CASE("shard sizing: never more shards than cells, and a cell longer than the budget is refused",
           "[cluster]") {
   CHECK(sizeShards({10, 10, 10}, 10000).shards == 1);
   CHECK(sizeShards({79, 79, 79}, 100).shards == 3);
