@@ -51,9 +51,9 @@ PcrePattern::PcrePattern(std::string_view pattern, Options options, ErrorKind ki
     : m_code(std::make_unique<Code>()) {
   int error_code = 0;
   PCRE2_SIZE error_offset = 0;
-  std::uint32_t flags = PCRE2_UTF | PCRE2_UCP;
+  // PCRE2_LITERAL refuses PCRE2_UCP, which only changes what classes match anyway.
+  std::uint32_t flags = PCRE2_UTF | (options.literal ? PCRE2_LITERAL : PCRE2_UCP);
   if (options.caseless) flags |= PCRE2_CASELESS;
-  if (options.literal) flags |= PCRE2_LITERAL;
   m_code->code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(), flags,
                                &error_code, &error_offset, nullptr);
   if (!m_code->code) {

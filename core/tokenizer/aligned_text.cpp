@@ -24,6 +24,68 @@ Span AlignedText::sourceOf(std::int64_t begin, std::int64_t end) const {
   return span;
 }
 
+AlignedText composeAligned(const AlignedText& first, AlignedText second) {
+  if (first.origin.empty() && first.base == 0) return second;
+  if (second.origin.empty() && second.base == 0 && second.text.size() == first.text.size()) {
+    // The step changed nothing.
+    AlignedText same = first;
+    same.text = std::move(second.text);
+    return same;
+  }
+  if (second.origin.empty()) {
+    second.origin.reserve(second.text.size());
+    for (std::size_t k = 0; k < second.text.size(); ++k) {
+      second.origin.push_back(first.sourceOf(second.base + static_cast<std::int64_t>(k),
+                                             second.base + static_cast<std::int64_t>(k + 1)));
+    }
+    second.base = 0;
+    return second;
+  }
+  for (Span& span : second.origin) span = first.sourceOf(span.start, span.end);
+  return second;
+}
+
+AlignedText prefixedAligned(std::string_view prefix, std::string_view text) {
+  AlignedText out;
+  out.text.reserve(prefix.size() + text.size());
+  out.text.append(prefix);
+  out.text.append(text);
+  out.origin.reserve(out.text.size());
+  out.origin.insert(out.origin.end(), prefix.size(), Span{0, 0});
+  for (std::size_t k = 0; k < text.size(); ++k) {
+    out.origin.push_back({static_cast<std::int64_t>(k), static_cast<std::int64_t>(k + 1)});
+  }
+  return out;
+}
+
+AlignedText replacedAligned(std::string_view text, std::string_view pattern,
+                            std::string_view content) {
+  AlignedText out;
+  std::size_t at = text.find(pattern);
+  if (pattern.empty() || at == std::string_view::npos) {
+    out.text.assign(text);
+    return out;
+  }
+  out.text.reserve(text.size() + text.size() / 4);
+  out.origin.reserve(text.size() + text.size() / 4);
+  std::size_t copied = 0;
+  while (true) {
+    const std::size_t stop = at == std::string_view::npos ? text.size() : at;
+    out.text.append(text.substr(copied, stop - copied));
+    for (std::size_t k = copied; k < stop; ++k) {
+      out.origin.push_back({static_cast<std::int64_t>(k), static_cast<std::int64_t>(k + 1)});
+    }
+    if (at == std::string_view::npos) break;
+    out.text.append(content);
+    out.origin.insert(
+        out.origin.end(), content.size(),
+        Span{static_cast<std::int64_t>(at), static_cast<std::int64_t>(at + pattern.size())});
+    copied = at + pattern.size();
+    at = text.find(pattern, copied);
+  }
+  return out;
+}
+
 AlignedText sanitizeUtf8(std::string_view input) {
   AlignedText out;
   if (utf8::isValid(input)) {

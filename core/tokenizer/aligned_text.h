@@ -23,6 +23,20 @@ struct AlignedText {
   Span sourceOf(std::int64_t begin, std::int64_t end) const;
 };
 
+// `second`, whose origins index first.text, with its origins taken through `first` to first's
+// source (a step of normalization applied after another).
+AlignedText composeAligned(const AlignedText& first, AlignedText second);
+
+// `prefix` followed by `text` (origins into text.text). The prefix comes from no source byte: its
+// bytes map to an empty span where the text starts.
+AlignedText prefixedAligned(std::string_view prefix, std::string_view text);
+
+// `text` with every occurrence of `pattern` (non-empty, found left to right without overlaps)
+// replaced by `content`, origins into `text`; the bytes of a replacement map to the bytes it
+// replaced.
+AlignedText replacedAligned(std::string_view text, std::string_view pattern,
+                            std::string_view content);
+
 // Makes `input` valid UTF-8: each maximal invalid subpart becomes one U+FFFD (what Python's
 // errors="replace" and the WHATWG decoder do), which maps back to the bytes it replaced.
 AlignedText sanitizeUtf8(std::string_view input);

@@ -4,6 +4,8 @@
 #include <queue>
 
 #include "core/common/error.h"
+#include "core/common/utf8.h"
+#include "core/tokenizer/aligned_text.h"
 #include "core/tokenizer/byte_level.h"
 
 namespace studio::tokenizer {
@@ -26,14 +28,6 @@ struct Candidate {
   }
 };
 
-struct Symbol {
-  std::int32_t id;
-  std::int32_t prev;
-  std::int32_t next;
-  std::int32_t end;  // byte offset in the pre-token where the symbol ends
-  bool alive;
-};
-
 std::string optionalString(const nlohmann::json& model, const char* name,
                            const std::string& where) {
   const auto it = model.find(name);
@@ -44,18 +38,38 @@ std::string optionalString(const nlohmann::json& model, const char* name,
   return it->get<std::string>();
 }
 
+// "<0x0A>" for 10.
+std::string fallbackSpelling(int byte) {
+  static const char* const kHex = "0123456789ABCDEF";
+  return std::string("<0x") + kHex[byte >> 4] + kHex[byte & 15] + ">";
+}
+
 }  // namespace
+
+struct BpeModel::Symbol {
+  std::int32_t id;
+  std::int32_t prev;
+  std::int32_t next;
+  std::int32_t end;  // byte offset in the pre-token where the symbol ends
+  bool alive;
+};
 
 BpeModel::BpeModel(BpeModel&& other) noexcept
     : m_vocab(std::move(other.m_vocab)),
+      m_byte_level(other.m_byte_level),
       m_byte_ids(other.m_byte_ids),
+      m_char_ids(std::move(other.m_char_ids)),
+      m_byte_fallback(other.m_byte_fallback),
+      m_fallback_ids(other.m_fallback_ids),
       m_merges(std::move(other.m_merges)),
       m_ignore_merges(other.m_ignore_merges),
       m_unk(other.m_unk),
       m_fuse_unk(other.m_fuse_unk) {}
 
-BpeModel BpeModel::fromJson(const nlohmann::json& model, const std::string& where) {
+BpeModel BpeModel::fromJson(const nlohmann::json& model, const std::string& where,
+                            bool byte_level) {
   BpeModel bpe;
+  bpe.m_byte_level = byte_level;
   const auto vocab = model.find("vocab");
   if (vocab == model.end() || !vocab->is_object()) {
     throw Error(ErrorKind::Tokenizer, where, "model.vocab", "missing or not an object");
@@ -81,11 +95,16 @@ BpeModel BpeModel::fromJson(const nlohmann::json& model, const std::string& wher
                 "continuing_subword_prefix and end_of_word_suffix are not supported by "
                 "byte-level BPE");
   }
-  if (model.contains("byte_fallback") && model["byte_fallback"].is_boolean() &&
-      model["byte_fallback"].get<bool>()) {
+  if (model.contains("byte_fallback") && !model["byte_fallback"].is_null()) {
+    if (!model["byte_fallback"].is_boolean()) {
+      throw Error(ErrorKind::Tokenizer, where, "model.byte_fallback", "expected true or false");
+    }
+    bpe.m_byte_fallback = model["byte_fallback"].get<bool>();
+  }
+  if (bpe.m_byte_fallback && byte_level) {
     throw Error(ErrorKind::Unsupported, where, "model.byte_fallback",
-                "is true: this is a SentencePiece-style BPE (as in Llama 2), which is not "
-                "supported; only byte-level BPE is");
+                "is true with a ByteLevel pre-tokenizer, which no known file does and is not "
+                "supported (byte fallback is for character-level BPE such as Llama 2's)");
   }
   if (model.contains("dropout") && model["dropout"].is_number() &&
       model["dropout"].get<double>() > 0.0) {
@@ -106,8 +125,20 @@ BpeModel BpeModel::fromJson(const nlohmann::json& model, const std::string& wher
 
   const auto& spellings = byteSpellings();
   for (int b = 0; b < 256; ++b) {
-    const auto it = bpe.m_vocab.find(spellings[b]);
-    bpe.m_byte_ids[b] = it == bpe.m_vocab.end() ? -1 : it->second;
+    const auto it = bpe.m_vocab.find(byte_level ? spellings[b] : std::string(1, char(b)));
+    bpe.m_byte_ids[b] = it == bpe.m_vocab.end() || (!byte_level && b >= 0x80) ? -1 : it->second;
+    const auto fallback = bpe.m_vocab.find(fallbackSpelling(b));
+    bpe.m_fallback_ids[b] = fallback == bpe.m_vocab.end() ? -1 : fallback->second;
+  }
+  if (!byte_level) {
+    for (const auto& [token, id] : bpe.m_vocab) {
+      if (token.size() < 2 || token.size() > 4 || !utf8::isValid(token) ||
+          utf8::length(token) != 1) {
+        continue;
+      }
+      std::size_t at = 0;
+      bpe.m_char_ids.emplace(decodeAt(token, at), id);
+    }
   }
 
   const auto merges = model.find("merges");
@@ -156,32 +187,71 @@ BpeModel BpeModel::fromJson(const nlohmann::json& model, const std::string& wher
   return bpe;
 }
 
+void BpeModel::pushSymbol(std::vector<Symbol>& symbols, std::int32_t id, std::int32_t end) const {
+  if (id < 0) {
+    // What the vocabulary lacks becomes the unknown token, or is dropped without one, as in
+    // Hugging Face.
+    if (!m_unk) return;
+    id = *m_unk;
+    if (m_fuse_unk && !symbols.empty() && symbols.back().id == id) {
+      symbols.back().end = end;
+      return;
+    }
+  }
+  const auto pos = static_cast<std::int32_t>(symbols.size());
+  symbols.push_back({id, pos - 1, pos + 1, end, true});
+}
+
+void BpeModel::initialSymbols(std::string_view bytes, std::vector<Symbol>& symbols) const {
+  symbols.reserve(bytes.size());
+  if (m_byte_level) {
+    for (std::size_t i = 0; i < bytes.size(); ++i) {
+      pushSymbol(symbols, m_byte_ids[static_cast<unsigned char>(bytes[i])],
+                 static_cast<std::int32_t>(i + 1));
+    }
+    return;
+  }
+  for (std::size_t i = 0; i < bytes.size();) {
+    const std::size_t start = i;
+    const auto lead = static_cast<unsigned char>(bytes[i]);
+    std::int32_t id = -1;
+    if (lead < 0x80) {
+      id = m_byte_ids[lead];
+      ++i;
+    } else {
+      const auto it = m_char_ids.find(decodeAt(bytes, i));
+      if (it != m_char_ids.end()) id = it->second;
+    }
+    if (id >= 0 || !m_byte_fallback) {
+      pushSymbol(symbols, id, static_cast<std::int32_t>(i));
+      continue;
+    }
+    // Byte fallback takes the character's bytes only when the vocabulary has a token for each.
+    bool complete = true;
+    for (std::size_t k = start; k < i; ++k) {
+      complete = complete && m_fallback_ids[static_cast<unsigned char>(bytes[k])] >= 0;
+    }
+    if (!complete) {
+      pushSymbol(symbols, -1, static_cast<std::int32_t>(i));
+      continue;
+    }
+    for (std::size_t k = start; k < i; ++k) {
+      pushSymbol(symbols, m_fallback_ids[static_cast<unsigned char>(bytes[k])],
+                 static_cast<std::int32_t>(k + 1));
+    }
+  }
+}
+
 void BpeModel::encodeUncached(std::string_view bytes, std::vector<BpePiece>& out) const {
   if (m_ignore_merges) {
-    const auto it = m_vocab.find(byteLevelSpelling(bytes));
+    const auto it = m_vocab.find(m_byte_level ? byteLevelSpelling(bytes) : std::string(bytes));
     if (it != m_vocab.end()) {
       out.push_back({it->second, static_cast<std::int32_t>(bytes.size())});
       return;
     }
   }
   std::vector<Symbol> symbols;
-  symbols.reserve(bytes.size());
-  for (std::size_t i = 0; i < bytes.size(); ++i) {
-    std::int32_t id = m_byte_ids[static_cast<unsigned char>(bytes[i])];
-    const auto end = static_cast<std::int32_t>(i + 1);
-    if (id < 0) {
-      // A byte the vocabulary lacks becomes the unknown token, or is dropped without one, as in
-      // Hugging Face.
-      if (!m_unk) continue;
-      id = *m_unk;
-      if (m_fuse_unk && !symbols.empty() && symbols.back().id == id) {
-        symbols.back().end = end;
-        continue;
-      }
-    }
-    const auto pos = static_cast<std::int32_t>(symbols.size());
-    symbols.push_back({id, pos - 1, pos + 1, end, true});
-  }
+  initialSymbols(bytes, symbols);
   if (symbols.empty()) return;
   symbols.back().next = -1;
 

@@ -1,9 +1,12 @@
 #pragma once
-// The `model` section of a byte-level BPE tokenizer.json: the vocabulary, the ranked merges (in
-// the "a b" string form and the ["a", "b"] array form) and the options byte-level files use
-// (ignore_merges for Llama 3, unk_token, fuse_unk). A pre-token's bytes start as one symbol per
-// byte and the lowest-ranked adjacent pair is merged until none is left, with a heap over a linked
-// list so that a megabyte-long pre-token costs O(n log n), not O(n^2).
+// The `model` section of a BPE tokenizer.json: the vocabulary, the ranked merges (in the "a b"
+// string form and the ["a", "b"] array form) and the options (ignore_merges for Llama 3,
+// byte_fallback for Llama 2, Mistral and Gemma, unk_token, fuse_unk). Behind a ByteLevel
+// pre-tokenizer a pre-token starts as one symbol per byte (its GPT-2 byte-map character);
+// otherwise as one symbol per character, and a character outside the vocabulary becomes its
+// UTF-8 bytes as <0xXX> tokens (byte_fallback, when the vocabulary has them all) or the unknown
+// token. Then the lowest-ranked adjacent pair is merged until none is left, with a heap over a
+// linked list so that a megabyte-long pre-token costs O(n log n), not O(n^2).
 
 #include <nlohmann/json.hpp>
 
@@ -26,13 +29,14 @@ struct BpePiece {
 
 class BpeModel {
  public:
-  // Throws studio::Error naming `where` and the field (model.vocab, model.merges[i], ...).
-  static BpeModel fromJson(const nlohmann::json& model, const std::string& where);
+  // `byte_level`: symbols start as bytes in GPT-2's byte map, not as characters. Throws
+  // studio::Error naming `where` and the field (model.vocab, model.merges[i], ...).
+  static BpeModel fromJson(const nlohmann::json& model, const std::string& where, bool byte_level);
 
   BpeModel(BpeModel&& other) noexcept;
   BpeModel& operator=(BpeModel&&) = delete;
 
-  // Appends the tokens of one pre-token given as raw bytes.
+  // Appends the tokens of one pre-token given as raw bytes (valid UTF-8 unless byte-level).
   void encode(std::string_view bytes, std::vector<BpePiece>& out) const;
 
   // The vocabulary (byte-level spelling -> id).
@@ -41,9 +45,20 @@ class BpeModel {
  private:
   BpeModel() = default;
   void encodeUncached(std::string_view bytes, std::vector<BpePiece>& out) const;
+  struct Symbol;
+  // The first symbols of a pre-token: one per byte (byte-level) or per character.
+  void initialSymbols(std::string_view bytes, std::vector<Symbol>& symbols) const;
+  // Appends a symbol for an id, or fuses it into the previous unknown token.
+  void pushSymbol(std::vector<Symbol>& symbols, std::int32_t id, std::int32_t end) const;
 
   std::unordered_map<std::string, std::int32_t> m_vocab;
-  std::array<std::int32_t, 256> m_byte_ids{};  // -1: the byte's symbol is not in the vocabulary
+  bool m_byte_level = true;
+  // Byte-level: the id of each byte's byte-map character; otherwise of each ASCII character.
+  // -1: not in the vocabulary.
+  std::array<std::int32_t, 256> m_byte_ids{};
+  std::unordered_map<char32_t, std::int32_t> m_char_ids;  // characters beyond ASCII
+  bool m_byte_fallback = false;
+  std::array<std::int32_t, 256> m_fallback_ids{};  // <0xXX> tokens; -1 where missing
   // (left id << 32 | right id) -> rank and the merged token's id.
   struct Merge {
     std::int32_t rank;

@@ -1,5 +1,7 @@
 #include "core/tokenizer/pre_tokenizer.h"
 
+#include <utility>
+
 #include "core/common/error.h"
 
 namespace studio::tokenizer {
@@ -79,41 +81,55 @@ PreTokenizer::Step PreTokenizer::parseStep(const nlohmann::json& config, const s
   }
   throw Error(ErrorKind::Unsupported, where, field,
               "pre-tokenizer type \"" + type +
-                  "\" is not supported (supported: Split, ByteLevel and Sequence of them; "
-                  "only byte-level BPE tokenizers are)");
+                  "\" is not supported (supported: Split, ByteLevel, Metaspace and Sequence of "
+                  "them)");
 }
 
 PreTokenizer PreTokenizer::fromJson(const nlohmann::json& config, const std::string& where) {
   PreTokenizer pre;
-  if (config.is_null()) {
-    throw Error(ErrorKind::Unsupported, where, "pre_tokenizer",
-                "is null; only byte-level BPE tokenizers (a ByteLevel pre-tokenizer) are "
-                "supported");
-  }
+  // None: each piece of text between added tokens is one pre-token.
+  if (config.is_null()) return pre;
+  std::vector<std::pair<const nlohmann::json*, std::string>> steps;
   if (config.is_object() && config.value("type", "") == "Sequence") {
     const auto it = config.find("pretokenizers");
     if (it == config.end() || !it->is_array()) {
       throw Error(ErrorKind::Tokenizer, where, "pre_tokenizer.pretokenizers", "expected an array");
     }
     for (std::size_t i = 0; i < it->size(); ++i) {
-      pre.m_steps.push_back(
-          parseStep((*it)[i], where, "pre_tokenizer.pretokenizers[" + std::to_string(i) + "]"));
+      steps.emplace_back(&(*it)[i], "pre_tokenizer.pretokenizers[" + std::to_string(i) + "]");
     }
   } else {
-    pre.m_steps.push_back(parseStep(config, where, "pre_tokenizer"));
+    steps.emplace_back(&config, "pre_tokenizer");
+  }
+  for (const auto& [step, field] : steps) {
+    if (step->is_object() && step->value("type", "") == "Metaspace") {
+      // Metaspace rewrites the text; together with other steps the order of rewriting and
+      // splitting would matter, and no known file does that.
+      if (steps.size() != 1) {
+        throw Error(ErrorKind::Unsupported, where, field,
+                    "a Metaspace pre-tokenizer is supported only alone, not in a Sequence with "
+                    "other steps");
+      }
+      pre.m_metaspace = Metaspace::fromJson(*step, where, field);
+      if (pre.m_metaspace->split) {
+        // Hugging Face cuts before each replacement character (MergedWithNext).
+        Step cut;
+        cut.regex = std::make_shared<const PcreRegex>(pre.m_metaspace->replacement, true, where,
+                                                      field + ".replacement");
+        cut.behavior = Behavior::MergedWithNext;
+        pre.m_steps.push_back(cut);
+      }
+      return pre;
+    }
+    pre.m_steps.push_back(parseStep(*step, where, field));
   }
   // After ByteLevel, Hugging Face runs later steps on the byte-level spelling (Ġ for a space);
   // no known file does that, so it is refused rather than half supported.
-  for (std::size_t i = 0; i < pre.m_steps.size(); ++i) {
-    if (pre.m_steps[i].byte_level && i + 1 != pre.m_steps.size()) {
-      throw Error(ErrorKind::Unsupported, where, "pre_tokenizer",
+  for (std::size_t i = 0; i + 1 < pre.m_steps.size(); ++i) {
+    if (pre.m_steps[i].byte_level) {
+      throw Error(ErrorKind::Unsupported, where, steps[i + 1].second,
                   "a step after ByteLevel is not supported");
     }
-  }
-  if (pre.m_steps.empty() || !pre.m_steps.back().byte_level) {
-    throw Error(ErrorKind::Unsupported, where, "pre_tokenizer",
-                "has no ByteLevel step; only byte-level BPE tokenizers are supported "
-                "(SentencePiece-style files such as Llama 2's are not)");
   }
   return pre;
 }

@@ -1,17 +1,22 @@
 #pragma once
 // The `pre_tokenizer` section of tokenizer.json: Split (a regular expression or a literal, with
-// Hugging Face's split behaviours) and ByteLevel, alone or in a Sequence ending with ByteLevel,
-// which is what GPT-2, RoBERTa, Qwen2/Qwen3 and Llama 3 files declare. It cuts normalized text
-// into pre-tokens that BPE then encodes one by one.
+// Hugging Face's split behaviours) and ByteLevel, alone or in a Sequence with ByteLevel last
+// (GPT-2, RoBERTa, Qwen2/Qwen3, Llama 3); Split alone (Gemma); Metaspace alone (Mistral v0.3,
+// non-legacy Llama); or none (Llama 2, Mistral v0.1, Phi-3: the text is one pre-token). It cuts
+// normalized text into pre-tokens that BPE then encodes one by one. Metaspace also rewrites the
+// text (spaces become ▁, one ▁ goes first): see rewrite().
 
 #include <nlohmann/json.hpp>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/common/span.h"
+#include "core/tokenizer/aligned_text.h"
+#include "core/tokenizer/metaspace.h"
 #include "core/tokenizer/pcre_regex.h"
 
 namespace studio::tokenizer {
@@ -23,10 +28,20 @@ struct PreToken {
 
 class PreTokenizer {
  public:
-  // Throws studio::Error: Unsupported for pre-tokenizers other than the above (naming the type)
-  // and when no ByteLevel step is present, since only byte-level BPE is supported; Tokenizer for
-  // malformed fields.
+  // Throws studio::Error: Unsupported for pre-tokenizers other than the above (naming the type
+  // and field) and for steps after ByteLevel or beside Metaspace; Tokenizer for malformed fields.
   static PreTokenizer fromJson(const nlohmann::json& config, const std::string& where);
+
+  // Whether BPE sees bytes in GPT-2's byte map (a ByteLevel step) rather than characters.
+  bool byteLevel() const { return !m_steps.empty() && m_steps.back().byte_level; }
+
+  // Whether split() must be given the text as rewrite() makes it.
+  bool rewrites() const { return m_metaspace.has_value(); }
+  // Metaspace's rewrite of one piece of normalized text (origins into `text`);
+  // `at_input_start`: the piece begins the input.
+  AlignedText rewrite(std::string_view text, bool at_input_start) const {
+    return m_metaspace->rewrite(text, at_input_start);
+  }
 
   PreTokenizer(PreTokenizer&&) = default;
   PreTokenizer& operator=(PreTokenizer&&) = default;
@@ -50,6 +65,7 @@ class PreTokenizer {
   void applyStep(const Step& step, std::string_view text, std::vector<PreToken>& pieces) const;
 
   std::vector<Step> m_steps;
+  std::optional<Metaspace> m_metaspace;
 };
 
 }  // namespace studio::tokenizer

@@ -28,12 +28,14 @@ std::size_t incompleteTail(const std::string& bytes) {
 }  // namespace
 
 StreamDecoder::StreamDecoder(std::shared_ptr<const Tokenizer> tokenizer, bool skip_special)
-    : m_tokenizer(std::move(tokenizer)), m_skip_special(skip_special) {}
+    : m_tokenizer(std::move(tokenizer)),
+      m_skip_special(skip_special),
+      m_state(m_tokenizer->decodeStart()) {}
 
 std::string StreamDecoder::push(std::int64_t id) {
-  const std::string& bytes = m_tokenizer->tokenBytes(id);
+  m_tokenizer->tokenBytes(id);  // throws for an unknown id, skipped or not
   if (m_skip_special && m_tokenizer->isSpecial(id)) return "";
-  m_pending += bytes;
+  m_tokenizer->appendDecoded(id, m_state, m_pending);
   const std::size_t cut = incompleteTail(m_pending);
   std::string ready = utf8::sanitize(std::string_view(m_pending).substr(0, cut));
   m_pending.erase(0, cut);

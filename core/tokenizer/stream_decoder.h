@@ -1,7 +1,8 @@
 #pragma once
 // Turns ids into text while they are generated. A token can end inside a multi-byte character
-// (byte-level BPE splits emoji and CJK across tokens), so the bytes of an incomplete character
-// are held back until the token that completes it arrives.
+// (byte-level BPE and byte fallback split emoji and CJK across tokens), so the bytes of an
+// incomplete character are held back until the token that completes it arrives. What the pushes
+// and the flush return, joined, is what decode() gives for the same ids.
 
 #include <cstdint>
 #include <memory>
@@ -24,6 +25,7 @@ class StreamDecoder {
  private:
   std::shared_ptr<const Tokenizer> m_tokenizer;
   bool m_skip_special;
+  DecodeState m_state;
   std::string m_pending;
 };
 

@@ -9,7 +9,6 @@
 
 #include "core/common/error.h"
 #include "core/common/utf8.h"
-#include "core/tokenizer/byte_level.h"
 
 namespace studio::tokenizer {
 
@@ -99,35 +98,16 @@ void checkModelType(const nlohmann::json& model, const std::string& where) {
   if (type == "BPE") return;
   if (type == "Unigram") {
     throw Error(ErrorKind::Unsupported, where, "model.type",
-                "Unigram (SentencePiece) tokenizers are not supported: only byte-level BPE is, "
-                "and Debian's libsentencepiece crashes next to libtorch (both bring protobuf)");
+                "Unigram (SentencePiece) tokenizers are not supported: only BPE is (byte-level, "
+                "or over characters with byte fallback), and Debian's libsentencepiece crashes "
+                "next to libtorch (both bring protobuf)");
   }
   if (type == "WordPiece" || type == "WordLevel") {
     throw Error(ErrorKind::Unsupported, where, "model.type",
-                type + " tokenizers are not supported: only byte-level BPE is");
+                type + " tokenizers are not supported: only BPE is");
   }
   throw Error(ErrorKind::Unsupported, where, "model.type",
-              "unknown model type \"" + type + "\" (only byte-level BPE is supported)");
-}
-
-// The decoder must turn byte-level spellings back into bytes: ByteLevel, alone or in a Sequence.
-bool parseDecoder(const nlohmann::json& decoder, const std::string& where) {
-  if (decoder.is_null()) return false;
-  const auto is_byte_level = [](const nlohmann::json& config) {
-    return config.is_object() && config.value("type", "") == "ByteLevel";
-  };
-  if (is_byte_level(decoder)) return true;
-  if (decoder.is_object() && decoder.value("type", "") == "Sequence" &&
-      decoder.contains("decoders") && decoder["decoders"].is_array() &&
-      decoder["decoders"].size() == 1 && is_byte_level(decoder["decoders"][0])) {
-    return true;
-  }
-  const std::string type =
-      decoder.is_object() && decoder.contains("type") && decoder["type"].is_string()
-          ? decoder["type"].get<std::string>()
-          : decoder.dump().substr(0, 40);
-  throw Error(ErrorKind::Unsupported, where, "decoder",
-              "decoder \"" + type + "\" is not supported (only ByteLevel)");
+              "unknown model type \"" + type + "\" (only BPE is supported)");
 }
 
 const nlohmann::json& section(const nlohmann::json& root, const char* name) {
@@ -180,7 +160,7 @@ std::shared_ptr<const Tokenizer> Tokenizer::fromJson(std::string_view json_text,
 
 Tokenizer::Tokenizer(const nlohmann::json& root, const std::string& where)
     : m_source(where),
-      m_normalizer(UnicodeNormalizer::fromJson(section(root, "normalizer"), where)),
+      m_normalizer(Normalizer::fromJson(section(root, "normalizer"), where)),
       m_added(AddedVocabulary::fromJson(
           section(root, "added_tokens"), where,
           [this](const std::string& content) { return m_normalizer.normalize(content).text; })),
@@ -189,10 +169,10 @@ Tokenizer::Tokenizer(const nlohmann::json& root, const std::string& where)
         const auto& model = section(root, "model");
         if (model.is_null()) throw Error(ErrorKind::Tokenizer, where, "model", "missing");
         checkModelType(model, where);
-        return BpeModel::fromJson(model, where);
+        return BpeModel::fromJson(model, where, m_pre_tokenizer.byteLevel());
       }()),
       m_post_processor(PostProcessor::fromJson(section(root, "post_processor"), where)),
-      m_byte_level_decoder(parseDecoder(section(root, "decoder"), where)) {
+      m_decoder(Decoder::fromJson(section(root, "decoder"), where)) {
   std::int64_t max_id = -1;
   for (const auto& [token, id] : m_model.vocab()) max_id = std::max<std::int64_t>(max_id, id);
   for (const AddedToken& token : m_added.tokens()) {
@@ -222,11 +202,7 @@ Tokenizer::Tokenizer(const nlohmann::json& root, const std::string& where)
   }
   m_bytes.resize(m_spellings.size());
   for (std::size_t id = 0; id < m_spellings.size(); ++id) {
-    if (!m_byte_level_decoder || !byteLevelBytes(m_spellings[id], m_bytes[id])) {
-      // Hugging Face's ByteLevel decoder keeps a token with characters outside the byte map
-      // (an added token such as "<think> </think>") as its own UTF-8.
-      m_bytes[id] = m_spellings[id];
-    }
+    m_bytes[id] = m_decoder.tokenBytes(m_spellings[id]);
   }
 }
 
@@ -247,18 +223,31 @@ void Tokenizer::encodeText(std::string_view text, const AlignedText& input, std:
   std::vector<PreToken> pre_tokens;
   std::vector<BpePiece> pieces;
   std::string bytes;
+  AlignedText rewritten;
   for (const TextSegment& segment : segments) {
     if (segment.id) {
       out.ids.push_back(*segment.id);
       out.byte_offsets.push_back(to_input(segment.range.start, segment.range.end));
       continue;
     }
+    // What the pre-tokenizer splits (Metaspace rewrites it first) and the bytes of the segment
+    // each of its bytes came from.
+    std::string_view piece_text = norm.substr(segment.range.start, segment.range.size());
+    if (m_pre_tokenizer.rewrites()) {
+      const bool at_input_start = to_input(segment.range.start, segment.range.end).start == 0;
+      rewritten = m_pre_tokenizer.rewrite(piece_text, at_input_start);
+      piece_text = rewritten.text;
+    }
+    const auto to_segment = [&](std::int64_t begin, std::int64_t end) {
+      const Span span =
+          m_pre_tokenizer.rewrites() ? rewritten.sourceOf(begin, end) : Span{begin, end};
+      return to_input(segment.range.start + span.start, segment.range.start + span.end);
+    };
     pre_tokens.clear();
-    m_pre_tokenizer.split(norm.substr(segment.range.start, segment.range.size()),
-                          segment.range.start, pre_tokens);
+    m_pre_tokenizer.split(piece_text, 0, pre_tokens);
     for (const PreToken& pre : pre_tokens) {
       bytes.assign(pre.prefix_space ? " " : "");
-      bytes.append(norm.substr(pre.range.start, pre.range.size()));
+      bytes.append(piece_text.substr(pre.range.start, pre.range.size()));
       pieces.clear();
       m_model.encode(bytes, pieces);
       const std::int64_t shift = pre.prefix_space ? 1 : 0;
@@ -271,17 +260,19 @@ void Tokenizer::encodeText(std::string_view text, const AlignedText& input, std:
         // which can land inside a multi-byte character.)
         if (end == begin) {
           out.ids.push_back(piece.id);
-          out.byte_offsets.push_back(to_input(begin, begin));
+          out.byte_offsets.push_back(to_segment(begin, begin));
           piece_start = piece.end;
           continue;
         }
-        while (begin > 0 && (static_cast<unsigned char>(norm[begin]) & 0xC0) == 0x80) --begin;
-        while (end < static_cast<std::int64_t>(norm.size()) &&
-               (static_cast<unsigned char>(norm[end]) & 0xC0) == 0x80) {
+        while (begin > 0 && (static_cast<unsigned char>(piece_text[begin]) & 0xC0) == 0x80) {
+          --begin;
+        }
+        while (end < static_cast<std::int64_t>(piece_text.size()) &&
+               (static_cast<unsigned char>(piece_text[end]) & 0xC0) == 0x80) {
           ++end;
         }
         out.ids.push_back(piece.id);
-        out.byte_offsets.push_back(to_input(begin, end));
+        out.byte_offsets.push_back(to_segment(begin, end));
         piece_start = piece.end;
       }
     }
@@ -330,14 +321,18 @@ const std::string& Tokenizer::tokenBytes(std::int64_t id) const {
   return m_bytes[id];
 }
 
+void Tokenizer::appendDecoded(std::int64_t id, DecodeState& state, std::string& out) const {
+  const std::string& bytes = tokenBytes(id);
+  m_decoder.append(state, m_spellings[id], bytes, out);
+}
+
 std::string Tokenizer::decode(const std::vector<std::int64_t>& ids, bool skip_special) const {
   std::string bytes;
-  for (std::size_t i = 0; i < ids.size(); ++i) {
-    const std::string& token = tokenBytes(ids[i]);
-    if (skip_special && (m_flags[ids[i]] & kSpecial)) continue;
-    // Without a decoder Hugging Face joins the spellings with spaces.
-    if (!m_byte_level_decoder && !bytes.empty()) bytes += ' ';
-    bytes += token;
+  DecodeState state = m_decoder.start();
+  for (std::int64_t id : ids) {
+    tokenBytes(id);  // throws for an unknown id, skipped or not
+    if (skip_special && (m_flags[id] & kSpecial)) continue;
+    appendDecoded(id, state, bytes);
   }
   return utf8::sanitize(bytes);
 }

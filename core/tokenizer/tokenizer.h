@@ -1,13 +1,18 @@
 #pragma once
-// A Hugging Face tokenizer.json for byte-level BPE (GPT-2's byte map): Qwen2/Qwen3, Llama 3,
-// GPT-2/RoBERTa-style files and the studio's own byte tokenizers. The pipeline is Hugging Face's:
-// added tokens are cut out of the raw text, the rest is normalized (NFC for Qwen), pre-tokenized
-// (Split with the file's regular expression through PCRE2, then ByteLevel), BPE-encoded and
-// post-processed. Every token carries the byte span of the input it came from.
+// A Hugging Face tokenizer.json with a BPE model, of two kinds:
+//   byte-level BPE (GPT-2's byte map): Qwen2/Qwen3, Llama 3, GPT-2/RoBERTa-style files and the
+//   studio's own byte tokenizers;
+//   SentencePiece-style BPE over characters with byte fallback (<0xXX> tokens) and ▁ for spaces:
+//   Llama 2, Mistral, Phi-3 (normalizer Prepend + Replace), Mistral v0.3 and non-legacy Llama
+//   (Metaspace pre-tokenizer), Gemma (normalizer Replace, Split on spaces).
+// The pipeline is Hugging Face's: added tokens are cut out of the raw text, the rest is normalized
+// (NFC for Qwen; Prepend, Replace for Llama 2), pre-tokenized (Split with the file's regular
+// expression through PCRE2, ByteLevel or Metaspace), BPE-encoded and post-processed; decoding runs
+// the file's decoder. Every token carries the byte span of the input it came from.
 //
-// SentencePiece files (tokenizer.model, or a tokenizer.json with a Unigram, WordPiece or
-// byte-fallback BPE model) are refused with ErrorKind::Unsupported: Debian's libsentencepiece
-// cannot be used here because it crashes when loaded next to libtorch (both bring protobuf).
+// tokenizer.model files and tokenizer.json files with a Unigram, WordPiece or WordLevel model are
+// refused with ErrorKind::Unsupported: Debian's libsentencepiece cannot be used here because it
+// crashes when loaded next to libtorch (both bring protobuf).
 //
 // `truncation` and `padding` in the file are ignored: the studio always wants every token of a
 // document, and encodes one sequence at a time.
@@ -25,9 +30,10 @@
 #include "core/common/span.h"
 #include "core/tokenizer/added_vocabulary.h"
 #include "core/tokenizer/bpe_model.h"
+#include "core/tokenizer/decoder.h"
+#include "core/tokenizer/normalizer.h"
 #include "core/tokenizer/post_processor.h"
 #include "core/tokenizer/pre_tokenizer.h"
-#include "core/tokenizer/unicode_normalizer.h"
 
 namespace studio::tokenizer {
 
@@ -55,13 +61,19 @@ class Tokenizer {
   // errors="replace" decodes it), whose tokens map back to the bytes it replaced.
   Encoding encode(std::string_view text, bool add_special_tokens = false) const;
 
-  // Text of the tokens (ByteLevel decoder); invalid UTF-8 in the result is replaced by U+FFFD.
-  // Throws studio::Error (Argument) for an id outside the vocabulary.
+  // Text of the tokens through the file's decoder; invalid UTF-8 in the result is replaced by
+  // U+FFFD. Throws studio::Error (Argument) for an id outside the vocabulary.
   std::string decode(const std::vector<std::int64_t>& ids, bool skip_special = false) const;
+
+  // Decoding token by token (the stream decoder): the state before the first token, and the bytes
+  // `id` adds after the tokens `state` has seen. Throws like decode().
+  DecodeState decodeStart() const { return m_decoder.start(); }
+  void appendDecoded(std::int64_t id, DecodeState& state, std::string& out) const;
 
   // For display: the token's decoded bytes, invalid UTF-8 (a partial character) replaced.
   std::string tokenText(std::int64_t id) const;
-  // The token's decoded bytes as they are (may end inside a character). Throws for unknown ids.
+  // The token's decoded bytes as they are (may end inside a character), as anywhere but at the
+  // start of a text (where the decoder may drop a leading space). Throws for unknown ids.
   const std::string& tokenBytes(std::int64_t id) const;
   // The vocabulary's spelling of the token ("Ġthe", "<|im_end|>"), or nothing for an unused id.
   std::optional<std::string> tokenSpelling(std::int64_t id) const;
@@ -85,15 +97,15 @@ class Tokenizer {
                   Encoding& out) const;
 
   std::string m_source;
-  UnicodeNormalizer m_normalizer;
+  Normalizer m_normalizer;
   AddedVocabulary m_added;
   PreTokenizer m_pre_tokenizer;
   BpeModel m_model;
   PostProcessor m_post_processor;
-  bool m_byte_level_decoder = true;  // false: no decoder, tokens are joined with spaces
+  Decoder m_decoder;
 
   std::vector<std::string> m_spellings;  // by id; empty for unused ids
-  std::vector<std::string> m_bytes;      // by id: what the decoder makes of the token
+  std::vector<std::string> m_bytes;      // by id: what the decoder makes of the token (not first)
   std::vector<std::uint8_t> m_flags;     // by id: kUsed | kSpecial | kAdded
   std::unordered_map<std::string, std::int64_t> m_added_ids;
   static constexpr std::uint8_t kUsed = 1;

@@ -9,20 +9,20 @@ namespace studio::tokenizer {
 
 namespace {
 
-const UNormalizer2* icuInstance(UnicodeNormalizer::Form form) {
+const UNormalizer2* icuInstance(UnicodeForm form) {
   UErrorCode status = U_ZERO_ERROR;
   const UNormalizer2* instance = nullptr;
   switch (form) {
-    case UnicodeNormalizer::Form::NFC:
+    case UnicodeForm::NFC:
       instance = unorm2_getNFCInstance(&status);
       break;
-    case UnicodeNormalizer::Form::NFD:
+    case UnicodeForm::NFD:
       instance = unorm2_getNFDInstance(&status);
       break;
-    case UnicodeNormalizer::Form::NFKC:
+    case UnicodeForm::NFKC:
       instance = unorm2_getNFKCInstance(&status);
       break;
-    case UnicodeNormalizer::Form::NFKD:
+    case UnicodeForm::NFKD:
       instance = unorm2_getNFKDInstance(&status);
       break;
   }
@@ -132,63 +132,10 @@ AlignedText normalizeOne(const UNormalizer2* form, std::string_view text) {
   return out;
 }
 
-// Maps `next` (origins into prev.text) onto prev's source.
-AlignedText compose(const AlignedText& prev, AlignedText next) {
-  if (prev.origin.empty() && prev.base == 0) return next;
-  if (next.origin.empty()) {
-    next.origin.reserve(next.text.size());
-    for (std::size_t k = 0; k < next.text.size(); ++k) {
-      next.origin.push_back(
-          prev.sourceOf(static_cast<std::int64_t>(k), static_cast<std::int64_t>(k + 1)));
-    }
-    return next;
-  }
-  for (Span& span : next.origin) span = prev.sourceOf(span.start, span.end);
-  return next;
-}
-
-UnicodeNormalizer::Form parseForm(const nlohmann::json& config, const std::string& where,
-                                  const std::string& field) {
-  if (!config.is_object() || !config.contains("type") || !config["type"].is_string()) {
-    throw Error(ErrorKind::Tokenizer, where, field, "expected an object with a string \"type\"");
-  }
-  const std::string type = config["type"].get<std::string>();
-  if (type == "NFC") return UnicodeNormalizer::Form::NFC;
-  if (type == "NFD") return UnicodeNormalizer::Form::NFD;
-  if (type == "NFKC") return UnicodeNormalizer::Form::NFKC;
-  if (type == "NFKD") return UnicodeNormalizer::Form::NFKD;
-  throw Error(ErrorKind::Unsupported, where, field,
-              "normalizer type \"" + type +
-                  "\" is not supported (supported: NFC, NFD, NFKC, NFKD and Sequence of them)");
-}
-
 }  // namespace
 
-UnicodeNormalizer UnicodeNormalizer::fromJson(const nlohmann::json& config,
-                                              const std::string& where) {
-  UnicodeNormalizer normalizer;
-  if (config.is_null()) return normalizer;
-  if (config.is_object() && config.value("type", "") == "Sequence") {
-    const auto it = config.find("normalizers");
-    if (it == config.end() || !it->is_array()) {
-      throw Error(ErrorKind::Tokenizer, where, "normalizer.normalizers", "expected an array");
-    }
-    for (std::size_t i = 0; i < it->size(); ++i) {
-      normalizer.m_forms.push_back(
-          parseForm((*it)[i], where, "normalizer.normalizers[" + std::to_string(i) + "]"));
-    }
-    return normalizer;
-  }
-  normalizer.m_forms.push_back(parseForm(config, where, "normalizer"));
-  return normalizer;
-}
-
-AlignedText UnicodeNormalizer::normalize(std::string_view text) const {
-  AlignedText current;
-  current.text.assign(text);
-  for (Form form : m_forms)
-    current = compose(current, normalizeOne(icuInstance(form), current.text));
-  return current;
+AlignedText normalizeUnicode(UnicodeForm form, std::string_view text) {
+  return normalizeOne(icuInstance(form), text);
 }
 
 }  // namespace studio::tokenizer

@@ -1,6 +1,6 @@
-// The tokenizers the studio refuses (SentencePiece's tokenizer.model, and tokenizer.json files
-// with Unigram, WordPiece or Metaspace parts): a folder holding the input as tokenizer.model, and
-// the input as tokenizer.json. A refusal must be a clean studio::Error naming the file.
+// SentencePiece-style tokenizer files: a folder holding the input as tokenizer.model, which the
+// studio refuses, and the input as tokenizer.json (Unigram and WordPiece refused, Metaspace and
+// byte-fallback BPE loaded). A refusal must be a clean studio::Error naming the file.
 
 #include <filesystem>
 

@@ -88,23 +88,38 @@ TEST_CASE("a missing or unknown model is a clear error", "[tokenizer][errors]") 
   }
 }
 
-TEST_CASE("SentencePiece-style files are unsupported with a reason", "[tokenizer][errors]") {
-  // Llama 2's tokenizer.json: BPE with byte_fallback and a Metaspace pre-tokenizer.
+TEST_CASE("what SentencePiece-style support leaves out is refused with a reason",
+          "[tokenizer][errors]") {
+  // Byte fallback is for BPE over characters; behind ByteLevel no known file uses it.
   auto config = validConfig();
   config["model"]["byte_fallback"] = true;
   Error error = configError(config);
   CHECK(error.kind() == ErrorKind::Unsupported);
-  CHECK_THAT(error.what(), Catch::Contains("SentencePiece"));
+  CHECK(error.field() == "model.byte_fallback");
 
   config = validConfig();
-  config["pre_tokenizer"] = {{"type", "Metaspace"}, {"replacement", "▁"}};
+  config["model"]["byte_fallback"] = "yes";
+  CHECK(configError(config).field() == "model.byte_fallback");
+
+  // Metaspace rewrites the text, so it is taken alone only.
+  config = validConfig();
+  config["pre_tokenizer"] = {
+      {"type", "Sequence"},
+      {"pretokenizers",
+       {{{"type", "Metaspace"}, {"replacement", "\u2581"}}, {{"type", "ByteLevel"}}}}};
   error = configError(config);
   CHECK(error.kind() == ErrorKind::Unsupported);
+  CHECK(error.field() == "pre_tokenizer.pretokenizers[0]");
   CHECK_THAT(error.what(), Catch::Contains("Metaspace"));
 
-  config = validConfig();
-  config["pre_tokenizer"] = nullptr;
-  CHECK(configError(config).kind() == ErrorKind::Unsupported);
+  for (const char* type : {"Whitespace", "Digits", "BertPreTokenizer"}) {
+    config = validConfig();
+    config["pre_tokenizer"] = {{"type", type}};
+    error = configError(config);
+    CHECK(error.kind() == ErrorKind::Unsupported);
+    CHECK(error.field() == "pre_tokenizer");
+    CHECK_THAT(error.what(), Catch::Contains(type));
+  }
 
   // A folder with only tokenizer.model.
   const std::string dir = tempDir("sentencepiece");
@@ -117,6 +132,82 @@ TEST_CASE("SentencePiece-style files are unsupported with a reason", "[tokenizer
     CHECK_THAT(caught.what(), Catch::Contains("tokenizer.model"));
     CHECK_THAT(caught.what(), Catch::Contains("protobuf"));
   }
+}
+
+TEST_CASE("a malformed Metaspace section is an error naming the field", "[tokenizer][errors]") {
+  const auto metaspace = [](nlohmann::json fields) {
+    auto config = validConfig();
+    fields["type"] = "Metaspace";
+    config["pre_tokenizer"] = fields;
+    return configError(config);
+  };
+  Error error = metaspace({{"prepend_scheme", "first"}});
+  CHECK(error.kind() == ErrorKind::Tokenizer);
+  CHECK(error.field() == "pre_tokenizer.replacement");
+  CHECK(metaspace({{"replacement", "ab"}}).field() == "pre_tokenizer.replacement");
+  CHECK(metaspace({{"replacement", 9601}}).field() == "pre_tokenizer.replacement");
+  error = metaspace({{"replacement", "\u2581"}, {"prepend_scheme", "sometimes"}});
+  CHECK(error.field() == "pre_tokenizer.prepend_scheme");
+  CHECK_THAT(error.what(), Catch::Contains("sometimes"));
+  CHECK(metaspace({{"replacement", "\u2581"}, {"split", "no"}}).field() == "pre_tokenizer.split");
+  CHECK(metaspace({{"replacement", "\u2581"}, {"add_prefix_space", 1}}).field() ==
+        "pre_tokenizer.add_prefix_space");
+
+  auto config = validConfig();
+  config["decoder"] = {{"type", "Metaspace"}, {"replacement", ""}};
+  CHECK(configError(config).field() == "decoder.replacement");
+}
+
+TEST_CASE("decoders, normalizers and replacements outside what is supported are refused",
+          "[tokenizer][errors]") {
+  const auto decoder = [](nlohmann::json steps) {
+    auto config = validConfig();
+    config["decoder"] = {{"type", "Sequence"}, {"decoders", steps}};
+    return configError(config);
+  };
+  const nlohmann::json replace = {
+      {"type", "Replace"}, {"pattern", {{"String", "\u2581"}}}, {"content", " "}};
+  const nlohmann::json fuse = {{"type", "Fuse"}};
+  const nlohmann::json fallback = {{"type", "ByteFallback"}};
+  const nlohmann::json strip = {{"type", "Strip"}, {"content", " "}, {"start", 1}, {"stop", 0}};
+
+  Error error = decoder({replace, fallback, fuse, {{"type", "CTC"}}});
+  CHECK(error.kind() == ErrorKind::Unsupported);
+  CHECK(error.field() == "decoder.decoders[3]");
+  CHECK_THAT(error.what(), Catch::Contains("CTC"));
+  // Order: Strip only after Fuse, Replace before ByteFallback, no step twice.
+  CHECK(decoder({replace, strip}).field() == "decoder.decoders[1]");
+  CHECK(decoder({fallback, replace}).field() == "decoder.decoders[1]");
+  CHECK(decoder({fuse, fuse}).field() == "decoder.decoders[1]");
+  CHECK(decoder({fallback, {{"type", "ByteLevel"}}}).field() == "decoder.decoders[1]");
+  auto stop = strip;
+  stop["stop"] = 1;
+  error = decoder({replace, fuse, stop});
+  CHECK(error.kind() == ErrorKind::Unsupported);
+  CHECK(error.field() == "decoder.decoders[2].stop");
+  auto no_start = strip;
+  no_start.erase("start");
+  CHECK(decoder({fuse, no_start}).field() == "decoder.decoders[1].start");
+  auto regex = replace;
+  regex["pattern"] = {{"Regex", "\u2581+"}};
+  error = decoder({regex, fuse});
+  CHECK(error.kind() == ErrorKind::Unsupported);
+  CHECK(error.field() == "decoder.decoders[0].pattern");
+
+  auto config = validConfig();
+  config["normalizer"] = {{"type", "Sequence"},
+                          {"normalizers", {{{"type", "Prepend"}}, {{"type", "NFC"}}}}};
+  error = configError(config);
+  CHECK(error.kind() == ErrorKind::Tokenizer);
+  CHECK(error.field() == "normalizer.normalizers[0].prepend");
+  config["normalizer"] = {{"type", "Replace"}, {"pattern", {{"String", ""}}}, {"content", "x"}};
+  CHECK(configError(config).field() == "normalizer.pattern.String");
+  config["normalizer"] = {{"type", "Replace"}, {"pattern", {{"String", " "}}}};
+  CHECK(configError(config).field() == "normalizer.content");
+  config["normalizer"] = {{"type", "Precompiled"}, {"precompiled_charsmap", "AAAA"}};
+  error = configError(config);
+  CHECK(error.kind() == ErrorKind::Unsupported);
+  CHECK_THAT(error.what(), Catch::Contains("Precompiled"));
 }
 
 TEST_CASE("merges that reference unknown tokens are errors naming the merge",

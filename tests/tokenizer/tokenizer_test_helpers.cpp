@@ -24,6 +24,16 @@ std::shared_ptr<const Tokenizer> qwen3() {
   return tokenizer;
 }
 
+std::shared_ptr<const Tokenizer> llama2() {
+  static const auto tokenizer = Tokenizer::fromFile(fixture("llama2/tokenizer.json.gz"));
+  return tokenizer;
+}
+
+std::shared_ptr<const Tokenizer> gemma3() {
+  static const auto tokenizer = Tokenizer::fromFile(fixture("gemma3/tokenizer.json.gz"));
+  return tokenizer;
+}
+
 std::string readText(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream buffer;

