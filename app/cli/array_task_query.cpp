@@ -44,8 +44,11 @@ ArrayTaskQuery queryArrayTasks(const cluster::SweepArrayManifest& manifest) {
       for (const auto& [task, state] : cluster::parseArrayTaskStates(squeue.out, job)) {
         query.states[task] = state;
       }
+    } else if (squeue.err.find("Invalid job id") == std::string::npos) {
+      // "Invalid job id" is a job the controller has forgotten (sacct spoke for it); anything
+      // else is worth saying.
+      note("squeue: " + firstMessageLine(squeue.err));
     }
-    // squeue fails for a job the controller has forgotten; sacct then spoke for it.
   }
   return query;
 }
