@@ -114,6 +114,9 @@ nlohmann::json inspect(const InspectOptions& options) {
       {"attention_bias", c.attention_bias},
       {"o_proj_bias", c.o_proj_bias},
       {"qk_norm", c.qk_norm},
+      {"fused_projections", c.fused_projections},
+      // The longest context run exactly (sliding-window attention is not implemented); null: any.
+      {"sliding_window", c.sliding_window > 0 ? nlohmann::json(c.sliding_window) : nlohmann::json()},
       {"hidden_act", c.hidden_act},
       {"torch_dtype", c.torch_dtype},
       {"eos_token_ids", c.eos_token_ids},

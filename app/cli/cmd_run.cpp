@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -16,6 +17,7 @@
 #include "app/cli/model_options.h"
 #include "core/common/error.h"
 #include "core/common/param_spec.h"
+#include "core/document/repository_loader.h"
 #include "core/document/text_loader.h"
 #include "core/engine/method.h"
 #include "core/engine/model_cache.h"
@@ -76,7 +78,8 @@ engine::RunSpec specOf(const RunOptions& options) {
   engine::RunSpec spec;
   const int sources = !options.document.empty() + !options.text.empty() + !options.item.empty();
   if (sources != 1) {
-    throwArgument("--document", "give exactly one of --document FILE, --text TEXT and --item FILE");
+    throwArgument("--document",
+                  "give exactly one of --document FILE|FOLDER, --text TEXT and --item FILE");
   }
   if (!options.item.empty()) {
     // A task item brings its question, task description, targets and reference answers; the
@@ -85,7 +88,10 @@ engine::RunSpec specOf(const RunOptions& options) {
     spec.document_source = options.item;
   } else if (!options.document.empty()) {
     spec.document_source = options.document;
-    spec.document_text = document::loadTextFile(options.document).text();
+    // A folder is read as the window reads a code repository (repository_loader.h).
+    spec.document_text = std::filesystem::is_directory(options.document)
+                             ? document::loadRepository(options.document).text()
+                             : document::loadTextFile(options.document).text();
   } else {
     spec.document_source = "text";
     spec.document_text = options.text;
@@ -218,7 +224,9 @@ void addRunCommand(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   command->add_option("--dtype", options->dtype, "f32, bf16 or f16 (default: the device's)")
       ->transform(dtypeSpelling());
-  command->add_option("--document", options->document, "A UTF-8 text file");
+  command->add_option("--document", options->document,
+                      "A UTF-8 text file, or a folder read as a code repository (as the window "
+                      "opens one: sorted files with path headers, .gitignore honoured)");
   command->add_option("--text", options->text, "The document as a string");
   command->add_option("--item", options->item,
                       "A task item (JSON as `task generate --json` prints it): document, question, "

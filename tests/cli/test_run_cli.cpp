@@ -101,3 +101,23 @@ TEST_CASE("cli run rejects bad input with exit code 2 and a named field", "[cli]
   }
   std::filesystem::remove(broken);
 }
+
+TEST_CASE("cli run --document takes a folder, read as the window reads a repository", "[cli]") {
+  TinyModelFolder model("run-folder");
+  const std::filesystem::path repo = tempFile("repo");
+  std::filesystem::create_directories(repo / "src");
+  std::ofstream(repo / "src" / "vault.py") << "CODE = 'QX7'\n";
+  std::ofstream(repo / "notes.txt") << "LEAKED-NOTE\n";
+  std::ofstream(repo / ".gitignore") << "notes.txt\n";
+  const std::string m = "run --model '" + model.path() + "' --document '" + repo.string() +
+                        "' --question 'The code?' --method in_context --max-tokens 2 --json ";
+  const auto run = runCli(m + "--target-text QX7");
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  CHECK(json::parse(run.out)["target_mass"].is_number());
+  // The ignored file is not part of the document: a target in it is not found.
+  const auto ignored = runCli(m + "--target-text LEAKED-NOTE");
+  CHECK(ignored.exit_code == 2);
+  CHECK(ignored.err.find("LEAKED-NOTE") != std::string::npos);
+  std::filesystem::remove_all(repo);
+}
