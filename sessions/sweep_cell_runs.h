@@ -14,7 +14,6 @@ namespace studio::sessions {
 class SessionStore;
 
 struct SweepCellRun {
-  std::int64_t run_id = 0;
   std::string key;                                        // task_meta.sweep_key
   std::string label;                                      // task_meta.sweep_label
   std::int64_t length = 0;                                // task_meta.sweep_length

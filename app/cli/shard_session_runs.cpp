@@ -7,13 +7,10 @@
 
 namespace studio::cli {
 
-std::string shardSessionPath(const std::string& out_dir, std::size_t index, std::size_t shards) {
-  return (std::filesystem::path(out_dir) / cluster::shardSessionName(index, shards)).string();
-}
-
 std::vector<sessions::SweepCellRun> shardSessionRuns(const std::string& out_dir, std::size_t index,
                                                      std::size_t shards) {
-  const std::string path = shardSessionPath(out_dir, index, shards);
+  const std::string path =
+      (std::filesystem::path(out_dir) / cluster::shardSessionName(index, shards)).string();
   std::error_code error;
   if (!std::filesystem::exists(path, error)) return {};
   // The shard's task may be writing it (on another node): read-only, header checked only.

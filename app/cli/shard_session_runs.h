@@ -9,11 +9,9 @@
 
 namespace studio::cli {
 
-// DIR/shard-<index>-of-<shards>.sqlite.
-std::string shardSessionPath(const std::string& out_dir, std::size_t index, std::size_t shards);
-
-// Its sweep runs in id order; none when the shard has not started. Throws studio::Error (Session)
-// naming the file when it exists but cannot be read as a session.
+// The sweep runs of DIR/shard-<index>-of-<shards>.sqlite in id order; none when the shard has not
+// started. Throws studio::Error (Session) naming the file when it exists but cannot be read as a
+// session.
 std::vector<sessions::SweepCellRun> shardSessionRuns(const std::string& out_dir, std::size_t index,
                                                      std::size_t shards);
 

@@ -25,7 +25,6 @@ class CellCostEstimate {
   // Seconds for a cell of `label` at `length`. Throws studio::Error (Argument) naming
   // --cell-seconds when it was not measured and none was given.
   double seconds(const std::string& label, std::int64_t length) const;
-  std::size_t measuredGroups() const { return m_means.size(); }
 
  private:
   std::map<std::pair<std::string, std::int64_t>, double> m_means;
