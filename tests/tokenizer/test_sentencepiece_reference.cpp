@@ -137,6 +137,35 @@ TEST_CASE("the stream decoder gives decode()'s text for Llama 2 style and Gemma 
   checkStreaming(gemma3(), readJsonl(fixture("gemma3/reference.jsonl")));
 }
 
+TEST_CASE("Llama 2 style and Gemma 3 encode megabyte-long repetitive inputs like the packages",
+          "[tokenizer]") {
+  // Llama 2's file has no pre-tokenizer: each input is one megabyte-long BPE word.
+  for (const auto& [name, tokenizer] : {std::pair{"llama2", llama2()}, {"gemma3", gemma3()}}) {
+    const auto reference = nlohmann::json::parse(
+        gunzipFixture(fixture(std::string(name) + "/long_reference.json.gz")));
+    for (const auto& [input, entry] : reference.items()) {
+      const std::string unit = entry["unit"];
+      std::string text;
+      const std::size_t bytes = entry["bytes"];
+      while (text.size() < bytes) text += unit;
+      const auto ids = tokenizer->encode(text).ids;
+      std::vector<std::pair<std::int64_t, std::int64_t>> runs;
+      for (std::int64_t id : ids) {
+        if (!runs.empty() && runs.back().first == id) {
+          ++runs.back().second;
+        } else {
+          runs.emplace_back(id, 1);
+        }
+      }
+      std::vector<std::pair<std::int64_t, std::int64_t>> want;
+      for (const auto& run : entry["runs"]) want.emplace_back(run[0], run[1]);
+      INFO(name << " input " << input);
+      CHECK(runs == want);
+      CHECK(tokenizer->decode(ids) == text);
+    }
+  }
+}
+
 TEST_CASE("Metaspace variants of the Llama 2 style file match Hugging Face's Rust tokenizer",
           "[tokenizer]") {
   auto file = nlohmann::json::parse(gunzipFixture(fixture("llama2/tokenizer.json.gz")));
