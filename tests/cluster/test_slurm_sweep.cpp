@@ -103,9 +103,11 @@ TEST_CASE("slurm: a sweep as a 3-task array job, merged, equals the sweep run lo
   const std::string config = dir.file("sweep.json");
   std::ofstream(config) << sweepConfig();
   const std::string out = dir.file("array");
-  // 6 cells of an estimated 40 s against 80 % of 2 minutes: 2 cells a shard, 3 shards.
+  // 6 cells of an estimated 200 s against 80 % of 10 minutes: 2 cells a shard, 3 shards. (A cell
+  // takes seconds; the generous limit keeps Slurm from killing a task when make check loads the
+  // machine.)
   const CliRun submitted = runCli("sweep --config " + config + " --slurm --out " + out +
-                                  " --time 00:02:00 --cell-seconds 40 --json");
+                                  " --time 00:10:00 --cell-seconds 200 --json");
   INFO(submitted.err);
   REQUIRE(submitted.exit_code == 0);
   const nlohmann::json submission = nlohmann::json::parse(submitted.out);
@@ -121,7 +123,7 @@ TEST_CASE("slurm: a sweep as a 3-task array job, merged, equals the sweep run lo
   REQUIRE(local_run.exit_code == 0);
 
   nlohmann::json status;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(5);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(10);
   while (true) {
     const CliRun polled = runCli("sweep status --out " + out + " --json");
     INFO(polled.err);
@@ -151,7 +153,7 @@ TEST_CASE("slurm: a sweep as a 3-task array job, merged, equals the sweep run lo
 
   // Submitting again finds nothing left to run.
   const CliRun again =
-      runCli("sweep --config " + config + " --slurm --out " + out + " --time 00:02:00 --json");
+      runCli("sweep --config " + config + " --slurm --out " + out + " --time 00:10:00 --json");
   INFO(again.err);
   REQUIRE(again.exit_code == 0);
   CHECK(nlohmann::json::parse(again.out)["tasks"] == 0);
