@@ -225,16 +225,11 @@ void PreTokenizer::applyStep(const Step& step, std::string_view text,
   pieces = std::move(next);
 }
 
-void PreTokenizer::split(std::string_view text, std::int64_t base,
-                         std::vector<PreToken>& out) const {
+void PreTokenizer::split(std::string_view text, std::vector<PreToken>& out) const {
   if (text.empty()) return;
   std::vector<PreToken> pieces{{{0, static_cast<std::int64_t>(text.size())}, false}};
   for (const Step& step : m_steps) applyStep(step, text, pieces);
-  for (PreToken& piece : pieces) {
-    piece.range.start += base;
-    piece.range.end += base;
-    out.push_back(piece);
-  }
+  out.insert(out.end(), pieces.begin(), pieces.end());
 }
 
 }  // namespace studio::tokenizer

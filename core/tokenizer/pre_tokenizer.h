@@ -46,8 +46,8 @@ class PreTokenizer {
   PreTokenizer(PreTokenizer&&) = default;
   PreTokenizer& operator=(PreTokenizer&&) = default;
 
-  // Appends the pre-tokens of `text` (valid UTF-8) to `out`, their ranges offset by `base`.
-  void split(std::string_view text, std::int64_t base, std::vector<PreToken>& out) const;
+  // Appends the pre-tokens of `text` (valid UTF-8) to `out`.
+  void split(std::string_view text, std::vector<PreToken>& out) const;
 
  private:
   enum class Behavior { Removed, Isolated, MergedWithPrevious, MergedWithNext, Contiguous };

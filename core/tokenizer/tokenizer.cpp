@@ -244,7 +244,7 @@ void Tokenizer::encodeText(std::string_view text, const AlignedText& input, std:
       return to_input(segment.range.start + span.start, segment.range.start + span.end);
     };
     pre_tokens.clear();
-    m_pre_tokenizer.split(piece_text, 0, pre_tokens);
+    m_pre_tokenizer.split(piece_text, pre_tokens);
     for (const PreToken& pre : pre_tokens) {
       bytes.assign(pre.prefix_space ? " " : "");
       bytes.append(piece_text.substr(pre.range.start, pre.range.size()));
