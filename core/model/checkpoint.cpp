@@ -1,12 +1,14 @@
 #include "core/model/checkpoint.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <set>
 #include <system_error>
 
 #include "core/common/error.h"
 #include "core/model/bounded_json.h"
+#include "core/model/config_fields.h"
 #include "core/model/sr_ttt_config.h"
 
 namespace studio::model {
@@ -161,11 +163,29 @@ bool isPlainFileName(const std::string& name) {
          name.find('\0') == std::string::npos;
 }
 
+// generation_config.json's sampling fields (transformers' defaults for those absent).
+GenerationDefaults parseGenerationDefaults(const json& in) {
+  const std::string file = kGenerationConfigFile;
+  const FieldReader f(in, file, "");
+  GenerationDefaults defaults;
+  defaults.from_file = true;
+  defaults.do_sample = f.boolean("do_sample").value_or(false);
+  defaults.temperature = f.number("temperature").value_or(1.0);
+  defaults.top_p = f.number("top_p").value_or(1.0);
+  defaults.top_k = f.integer("top_k", 0, std::int64_t{1} << 31).value_or(50);
+  if (!(defaults.temperature >= 0) || !std::isfinite(defaults.temperature)) {
+    throwError(ErrorKind::Config, file, "temperature",
+               "must be a non-negative number, got " + describeJson(in.at("temperature")));
+  }
+  if (!(defaults.top_p > 0 && defaults.top_p <= 1)) {
+    throwError(ErrorKind::Config, file, "top_p",
+               "must be in (0, 1], got " + describeJson(in.at("top_p")));
+  }
+  return defaults;
+}
+
 std::vector<std::int64_t> parseGenerationEos(const json& in) {
   const std::string file = kGenerationConfigFile;
-  if (!in.is_object()) {
-    throwError(ErrorKind::Config, file, "", "must be a JSON object, got " + describeJson(in));
-  }
   std::vector<std::int64_t> ids;
   const auto it = in.find("eos_token_id");
   if (it == in.end() || it->is_null()) return ids;
@@ -261,8 +281,14 @@ ModelConfig readModelConfig(const std::string& dir) {
   std::error_code ec;
   const fs::path generation = fs::path(dir) / kGenerationConfigFile;
   if (fs::exists(generation, ec)) {
-    const auto ids = parseGenerationEos(
-        readBoundedJsonFile(generation.string(), kGenerationConfigFile, kMaxJsonFileBytes));
+    const json in =
+        readBoundedJsonFile(generation.string(), kGenerationConfigFile, kMaxJsonFileBytes);
+    if (!in.is_object()) {
+      throwError(ErrorKind::Config, kGenerationConfigFile, "",
+                 "must be a JSON object, got " + describeJson(in));
+    }
+    config.generation = parseGenerationDefaults(in);
+    const auto ids = parseGenerationEos(in);
     for (const std::int64_t id : ids) {
       if (std::find(config.eos_token_ids.begin(), config.eos_token_ids.end(), id) ==
           config.eos_token_ids.end()) {

@@ -69,6 +69,16 @@ struct RopeScaling {
 
 const char* ropeScalingTypeName(RopeScaling::Type type);
 
+// generation_config.json's sampling fields, with transformers' GenerationConfig defaults where the
+// file (or a field) is absent: greedy unless do_sample.
+struct GenerationDefaults {
+  bool from_file = false;  // generation_config.json was there
+  bool do_sample = false;
+  double temperature = 1.0;
+  double top_p = 1.0;
+  std::int64_t top_k = 50;
+};
+
 struct ModelConfig {
   ModelFamily family = ModelFamily::Qwen3;
   std::string model_type;  // as written in config.json
@@ -109,6 +119,7 @@ struct ModelConfig {
   SrTttSettings sr_ttt;  // family SrTtt only
 
   std::vector<std::int64_t> eos_token_ids;  // from config.json (and generation_config.json)
+  GenerationDefaults generation;            // from generation_config.json (checkpoint.h)
   std::int64_t bos_token_id = -1;           // −1: none
 
   nlohmann::json raw;  // the file as read, for round trips and `inspect`

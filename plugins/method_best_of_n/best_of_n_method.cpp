@@ -63,7 +63,8 @@ engine::RunResult BestOfNMethod::run(engine::RunContext& context) const {
     const std::uint64_t seed = task::mixSeed(context.spec().seed + static_cast<std::uint64_t>(i));
     ThinkingChain chain =
         thinkThenAnswer(context, branch, prefilled.logits.clone(), prompt, tokens,
-                        samplingOf(context.params(), seed, true), static_cast<int>(i), false);
+                        samplingOf(context.params(), seed, true, context.model().config.generation),
+                        static_cast<int>(i), false);
     result.flops.extra += chain.flops;
     result.generated_tokens += chain.think_tokens + chain.answer_tokens;
     candidates.push_back({chain.answer, chain.logprob});

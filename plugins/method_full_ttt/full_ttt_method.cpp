@@ -137,7 +137,8 @@ engine::RunResult FullTttMethod::run(engine::RunContext& context) const {
   // The weights changed, so the keys and values did too: a fresh prefill with the new weights.
   engine::Prefilled prefilled = engine::prefillPrompt(context, prompt);
   decodeAnswer(context, prefilled.state, prefilled.logits, prompt, prefilled.probe,
-               samplingOf(params, context.spec().seed, false), result);
+               samplingOf(params, context.spec().seed, false, context.model().config.generation),
+               result);
   result.details["steps"] = steps;
   result.details["span"] = span;
   result.details["losses"] = losses;

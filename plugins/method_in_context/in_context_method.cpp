@@ -22,7 +22,9 @@ engine::RunResult InContextMethod::run(engine::RunContext& context) const {
   engine::Prefilled prefilled = engine::prefillPrompt(context, prompt);
   context.checkCancelled();
   decodeAnswer(context, prefilled.state, prefilled.logits, prompt, prefilled.probe,
-               samplingOf(context.params(), context.spec().seed, false), result);
+               samplingOf(context.params(), context.spec().seed, false,
+                          context.model().config.generation),
+               result);
   return result;
 }
 

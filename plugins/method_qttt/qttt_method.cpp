@@ -191,7 +191,8 @@ engine::RunResult QtttMethod::run(engine::RunContext& context) const {
   const std::string save_dir = params.at("save_adapted").get<std::string>();
   if (!save_dir.empty()) saveAdapted(context, adapter, save_dir);
   decodeAnswer(context, prefilled.state, logits, prompt, first,
-               samplingOf(params, context.spec().seed, false), result);
+               samplingOf(params, context.spec().seed, false, context.model().config.generation),
+               result);
   result.details["steps"] = steps;
   result.details["span"] = span;
   result.details["losses"] = losses;

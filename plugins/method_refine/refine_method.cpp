@@ -203,7 +203,8 @@ engine::RunResult RefineMethod::run(engine::RunContext& context) const {
   // The weights changed, so every layer's state does too: a fresh prefill with the new weights.
   engine::Prefilled prefilled = engine::prefillPrompt(context, prompt);
   decodeAnswer(context, prefilled.state, prefilled.logits, prompt, prefilled.probe,
-               samplingOf(params, context.spec().seed, false), result);
+               samplingOf(params, context.spec().seed, false, context.model().config.generation),
+               result);
   result.details["steps"] = steps;
   result.details["losses"] = losses;
   result.details["refine"] = {

@@ -14,21 +14,30 @@ ParamSpec decodingParam(const std::string& fallback) {
   spec.name = "decoding";
   spec.type = ParamSpec::Type::Choice;
   spec.default_value = fallback;
-  spec.choices = {"greedy", "paper"};
+  spec.choices = {"greedy", "paper", "model"};
   spec.help =
-      "greedy (argmax) or the paper's sampling (answers: temperature 0.7, top-p 0.8, top-k 20; "
-      "thinking: 0.6, 0.95, 20), seeded by the run's seed";
+      "greedy (argmax); the paper's sampling (answers: temperature 0.7, top-p 0.8, top-k 20; "
+      "thinking: 0.6, 0.95, 20); or the model's generation_config.json (do_sample, "
+      "temperature, top_p, top_k; greedy when it says do_sample false or is absent). Sampling "
+      "is seeded by the run's seed";
   return spec;
 }
 
-model::SamplingParams samplingOf(const nlohmann::json& params, std::uint64_t seed, bool thinking) {
-  if (params.value("decoding", std::string("greedy")) == "greedy") {
-    model::SamplingParams greedy;
-    greedy.seed = seed;
-    return greedy;
+model::SamplingParams samplingOf(const nlohmann::json& params, std::uint64_t seed, bool thinking,
+                                 const model::GenerationDefaults& model_defaults) {
+  const std::string decoding = params.value("decoding", std::string("greedy"));
+  model::SamplingParams sampling;
+  sampling.seed = seed;
+  if (decoding == "paper") {
+    return thinking ? model::SamplingParams::thinking(seed)
+                    : model::SamplingParams::nonThinking(seed);
   }
-  return thinking ? model::SamplingParams::thinking(seed)
-                  : model::SamplingParams::nonThinking(seed);
+  if (decoding == "model" && model_defaults.do_sample) {
+    sampling.temperature = model_defaults.temperature;
+    sampling.top_p = model_defaults.top_p;
+    sampling.top_k = model_defaults.top_k;
+  }
+  return sampling;
 }
 
 engine::DecodeOutcome decodeAnswer(engine::RunContext& context, model::ModelState& state,

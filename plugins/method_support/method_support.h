@@ -22,10 +22,11 @@
 
 namespace studio::plugins {
 
-// `decoding`: "greedy" or "paper" (the paper's sampling: non-thinking 0.7/0.8/20, thinking
-// 0.6/0.95/20), default `fallback`.
+// `decoding`: "greedy", "paper" (the paper's sampling: non-thinking 0.7/0.8/20, thinking
+// 0.6/0.95/20) or "model" (the checkpoint's generation_config.json), default `fallback`.
 ParamSpec decodingParam(const std::string& fallback);
-model::SamplingParams samplingOf(const nlohmann::json& params, std::uint64_t seed, bool thinking);
+model::SamplingParams samplingOf(const nlohmann::json& params, std::uint64_t seed, bool thinking,
+                                 const model::GenerationDefaults& model_defaults);
 
 // Decodes the answer (phase "answer", spec.max_answer_tokens) from `logits` into `state`, and
 // fills output, answer (the first line of the output), generated_tokens, the probe summary from

@@ -42,7 +42,9 @@ engine::RunResult ThinkingMethod::run(engine::RunContext& context) const {
   const std::int64_t budget = context.params().at("think_tokens").get<std::int64_t>();
   ThinkingChain chain =
       thinkThenAnswer(context, prefilled.state, prefilled.logits, prompt, budget,
-                      samplingOf(context.params(), context.spec().seed, true), 0, true);
+                      samplingOf(context.params(), context.spec().seed, true,
+                                 context.model().config.generation),
+                      0, true);
   result.output = chain.output;
   result.answer = chain.answer;
   result.generated_tokens = chain.think_tokens + chain.answer_tokens;
