@@ -12,6 +12,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "app/cli/bench_probe_event.h"
 #include "app/cli/cli_command.h"
 #include "core/cluster/slurm_array_script.h"
 #include "core/common/error.h"
@@ -50,41 +51,6 @@ double folderMegabytes(const std::vector<std::string>& paths) {
     if (!error) bytes += static_cast<double>(size);
   }
   return bytes / (1024.0 * 1024.0);
-}
-
-engine::ProbeEvent mergeBenchProbe(std::int64_t step, const MergeBenchOptions& options) {
-  engine::ProbeEvent probe;
-  probe.phase = engine::ProbePhase::Prefill;
-  probe.step = step;
-  probe.result.deltas = {0.5, 1, 2};
-  probe.result.context_length = 2048;
-  probe.result.required_margin = 7.6;
-  probe.result.num_layers = options.layers;
-  probe.result.num_heads = options.heads;
-  probe.result.mean_mass = 0.25;
-  probe.result.mean_margin = -1.5;
-  probe.result.mean_mass_per_layer.assign(static_cast<std::size_t>(options.layers), 0.25);
-  for (int layer = 0; layer < options.layers; ++layer) {
-    for (int head = 0; head < options.heads; ++head) {
-      probe::HeadStats stats;
-      stats.layer = layer;
-      stats.head = head;
-      stats.queries.push_back(probe::QueryStats{2047,
-                                                11.5,
-                                                0.25,
-                                                -1.5,
-                                                -0.75,
-                                                9.5,
-                                                1.0,
-                                                4,
-                                                0.1,
-                                                {3, 17, 250},
-                                                {0.9, 0.6, 0.3},
-                                                {0.95, 0.8, 0.6}});
-      probe.result.heads.push_back(std::move(stats));
-    }
-  }
-  return probe;
 }
 
 engine::ArtifactEvent mergeBenchArtifact(const MergeBenchOptions& options) {
@@ -129,7 +95,8 @@ std::vector<std::string> writeBenchShards(const std::filesystem::path& dir,
         writer.append(id, engine::ProgressEvent{"decode", (i + 1.0) / options.progress, i + 1,
                                                 options.progress, 0.1});
       }
-      for (int p = 0; p < options.probes; ++p) writer.append(id, mergeBenchProbe(p, options));
+      for (int p = 0; p < options.probes; ++p) writer.append(id, syntheticProbeEvent(engine::ProbePhase::Prefill, p, 2048, 7.6,
+                                                  options.layers, options.heads));
       for (int t = 0; t < options.tokens; ++t) {
         writer.append(
             id, engine::TokenEvent{t, 40 + t % 200, "t", -0.5, engine::TokenPhase::Answer, 0});

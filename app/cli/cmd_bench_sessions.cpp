@@ -10,6 +10,7 @@
 #include <iostream>
 #include <memory>
 
+#include "app/cli/bench_probe_event.h"
 #include "app/cli/cli_command.h"
 #include "core/common/error.h"
 #include "sessions/session_reader.h"
@@ -57,28 +58,8 @@ engine::Event benchEvent(std::int64_t i, const BenchOptions& options) {
   }
   if (slot == 97) return engine::RewardEvent{i / 100, i, 0.25, 1.0, 0.625, 0.125};
   if (slot == 98) return engine::LogEvent{"info", "step " + std::to_string(i) + " done"};
-  engine::ProbeEvent probe;
-  probe.phase = engine::ProbePhase::QtttStep;
-  probe.step = i;
-  probe.result.deltas = {0.5, 1, 2};
-  probe.result.context_length = 32768;
-  probe.result.required_margin = 12.3;
-  probe.result.num_layers = options.layers;
-  probe.result.num_heads = options.heads;
-  probe.result.mean_mass = 0.25;
-  probe.result.mean_margin = -1.5;
-  probe.result.mean_mass_per_layer.assign(static_cast<std::size_t>(options.layers), 0.25);
-  for (int layer = 0; layer < options.layers; ++layer) {
-    for (int head = 0; head < options.heads; ++head) {
-      probe::HeadStats stats;
-      stats.layer = layer;
-      stats.head = head;
-      stats.queries.push_back(
-          probe::QueryStats{32767, 11.5, 0.25, -1.5, -0.75, 9.5, 1.0, 4, 0.1, {3, 17, 250}, {0.9, 0.6, 0.3}, {0.95, 0.8, 0.6}});
-      probe.result.heads.push_back(std::move(stats));
-    }
-  }
-  return probe;
+  return syntheticProbeEvent(engine::ProbePhase::QtttStep, i, 32768, 12.3, options.layers,
+                             options.heads);
 }
 
 double fileMegabytes(const std::string& path) {
