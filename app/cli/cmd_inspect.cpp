@@ -120,6 +120,13 @@ nlohmann::json inspect(const InspectOptions& options) {
       {"hidden_act", c.hidden_act},
       {"torch_dtype", c.torch_dtype},
       {"eos_token_ids", c.eos_token_ids},
+      // What decoding=model samples with (null: no generation_config.json, greedy).
+      {"generation", c.generation.from_file
+                         ? nlohmann::json{{"do_sample", c.generation.do_sample},
+                                          {"temperature", c.generation.temperature},
+                                          {"top_p", c.generation.top_p},
+                                          {"top_k", c.generation.top_k}}
+                         : nlohmann::json()},
       {"bos_token_id", c.bos_token_id >= 0 ? nlohmann::json(c.bos_token_id) : nlohmann::json()},
       {"parameter_count", c.parameterCount()},
       {"tensor_count", checkpoint.tensors.size()},

@@ -49,7 +49,7 @@ bool tttLinearScanApplies(const InnerModel& model, const FastWeights& start, con
   }
   if (model.layer_norm && model.norm_weight.scalar_type() != torch::kFloat32) return false;
   const auto n = token_factor.size(0);
-  if (n < 1 || q.size(2) % n != 0 ||
+  if (n < 1 ||
       needsGradient({&q, &k, &v, &lr, &token_factor, &start[0], &start[1], &model.norm_weight,
                      &model.norm_bias})) {
     return false;
@@ -68,6 +68,11 @@ ScanResult tttLinearScan(const InnerModel& model, const FastWeights& start, cons
                          const Tensor& token_factor) {
   if (!tttLinearScanApplies(model, start, q, k, v, lr, token_factor)) {
     throwError(ErrorKind::Internal, "", "TTT-Linear scan", "the fused kernel does not take these inputs");
+  }
+  if (q.size(2) % token_factor.size(0) != 0) {
+    throwError(ErrorKind::Internal, "", "TTT-Linear scan",
+               std::to_string(q.size(2)) + " tokens are not whole mini-batches of " +
+                   std::to_string(token_factor.size(0)));
   }
   torch::NoGradGuard no_grad;
   const auto B = q.size(0), H = q.size(1), N = q.size(2), f = q.size(3);

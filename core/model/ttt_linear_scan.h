@@ -14,8 +14,9 @@
 
 namespace studio::model {
 
-// Whether the fused scan takes these inputs: `model` TTT-Linear, q/k/v [B,H,N,f] and lr [B,H,N]
-// float32 on CUDA, start {W [B,H,f,f], b [B,H,1,f]}, tok [b]; no gradient needed.
+// Whether the fused scan takes these inputs: `model` TTT-Linear, q/k/v [B,H,T,f] and lr [B,H,T]
+// float32 on CUDA, start {W [B,H,f,f], b [B,H,1,f]}, tok [b]; no gradient needed. Checked once
+// per forward: any run of whole mini-batches of these tensors may then go to tttLinearScan.
 bool tttLinearScanApplies(const InnerModel& model, const FastWeights& start, const torch::Tensor& q,
                           const torch::Tensor& k, const torch::Tensor& v, const torch::Tensor& lr,
                           const torch::Tensor& token_factor);

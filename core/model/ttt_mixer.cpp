@@ -147,22 +147,21 @@ Tensor TttMixerImpl::forward(const Tensor& x, int layer, ForwardContext& context
   FastWeightLosses* losses = B == 1 ? context.fast_weight_losses : nullptr;
   const FastWeights initial = losses ? initialWeights(B) : FastWeights{};
 
+  // Whole mini-batches from a boundary, in inference: the fused kernel (ttt_linear_scan.h).
+  const bool fused_scan = !losses && tttLinearScanApplies(inner, start, q, k, v, lr, tok);
+
   std::vector<Tensor> outputs;
   std::int64_t t0 = 0;
   while (t0 < T) {
-    // Whole mini-batches from a boundary, in inference: the fused kernel (ttt_linear_scan.h).
-    const std::int64_t whole = index == 0 && !losses ? (T - t0) / m_mini_batch * m_mini_batch : 0;
-    if (whole > 0) {
-      const Tensor q_whole = q.narrow(2, t0, whole), k_whole = k.narrow(2, t0, whole),
-                   v_whole = v.narrow(2, t0, whole), lr_whole = lr.narrow(2, t0, whole);
-      if (tttLinearScanApplies(inner, start, q_whole, k_whole, v_whole, lr_whole, tok)) {
-        ScanResult scan = tttLinearScan(inner, start, q_whole, k_whole, v_whole, lr_whole, tok);
-        outputs.push_back(scan.output);
-        start = std::move(scan.end);
-        start_is_initial = false;
-        t0 += whole;
-        continue;
-      }
+    const std::int64_t whole = (T - t0) / m_mini_batch * m_mini_batch;
+    if (fused_scan && index == 0 && whole > 0) {
+      ScanResult scan = tttLinearScan(inner, start, q.narrow(2, t0, whole), k.narrow(2, t0, whole),
+                                      v.narrow(2, t0, whole), lr.narrow(2, t0, whole), tok);
+      outputs.push_back(scan.output);
+      start = std::move(scan.end);
+      start_is_initial = false;
+      t0 += whole;
+      continue;
     }
     const std::int64_t K = std::min(m_mini_batch - index, T - t0);
     MiniBatchInputs in;

@@ -35,6 +35,8 @@ TEST_CASE("cli inspect prints the architecture; broken folders exit 2 naming the
   CHECK(info["attention_bias"] == true);
   CHECK(info["parameter_count"].get<std::int64_t>() > 0);
   CHECK(info["dtype"] == "f32");
+  CHECK(info["generation"].is_null());  // no generation_config.json: decoding=model is greedy
+  CHECK(info["sliding_window"].is_null());
 
   run = runCli("inspect --model /nonexistent/model");
   CHECK(run.exit_code == 2);

@@ -19,6 +19,31 @@ std::string fixture(const std::string& name) {
   return std::string(studio::test_paths::kFixturesDir) + "/tokenizer/" + name;
 }
 
+std::string longInputText(const nlohmann::json& entry) {
+  const std::string unit = entry["unit"];
+  const std::size_t bytes = entry["bytes"];
+  std::string text;
+  while (text.size() < bytes) text += unit;
+  return text;
+}
+
+std::vector<std::int64_t> checkLongInput(const Tokenizer& tokenizer, const std::string& text,
+                                         const nlohmann::json& entry) {
+  const auto ids = tokenizer.encode(text).ids;
+  std::vector<std::pair<std::int64_t, std::int64_t>> runs;  // (id, repeats)
+  for (std::int64_t id : ids) {
+    if (!runs.empty() && runs.back().first == id) {
+      ++runs.back().second;
+    } else {
+      runs.emplace_back(id, 1);
+    }
+  }
+  std::vector<std::pair<std::int64_t, std::int64_t>> want;
+  for (const auto& run : entry["runs"]) want.emplace_back(run[0], run[1]);
+  CHECK(runs == want);
+  return ids;
+}
+
 std::shared_ptr<const Tokenizer> qwen3() {
   static const auto tokenizer = Tokenizer::fromFile(fixture("qwen3/tokenizer.json.gz"));
   return tokenizer;

@@ -29,6 +29,13 @@ std::string tempDir(const std::string& name);
 // (STUDIO_TOKENIZER_NPM or .cache/tokenizer-reference); false when they are not, or it failed.
 bool runNodeReference(const std::string& args);
 
+// One entry of a long-input reference ({"unit", "bytes", "runs": [[id, count], ...]}): its text
+// is `unit` repeated to `bytes` bytes, and encoding that text must give exactly those runs of ids.
+std::string longInputText(const nlohmann::json& entry);
+// Checks the runs; returns the ids.
+std::vector<std::int64_t> checkLongInput(const Tokenizer& tokenizer, const std::string& text,
+                                         const nlohmann::json& entry);
+
 // Every token's decoded bytes, concatenated over each run of tokens that share one span, equal
 // the input bytes under that span (the offsets slice back to what the tokens encode). Returns a
 // description of the first violation, or nothing.
