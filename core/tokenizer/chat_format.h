@@ -37,6 +37,9 @@ struct ChatPromptOptions {
   bool enable_thinking = true;
   // Tool descriptions (JSON objects), listed in the system turn.
   std::vector<nlohmann::ordered_json> tools;
+  // Llama 3.1+ templates (chat_template.h): the date in the system turn; empty: the template's
+  // own ("26 Jul 2024", or today's for templates that ask strftime_now).
+  std::string date_string;
 };
 
 // The prompt string for `messages`. Throws studio::Error (Argument) for an unknown role.
