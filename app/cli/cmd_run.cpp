@@ -53,6 +53,7 @@ struct RunOptions {
   std::uint64_t seed = 0;
   bool json = false;
   bool events = false;
+  bool no_rope = false;
 };
 
 // "a:b": code points [a, b) of the document.
@@ -121,6 +122,7 @@ engine::RunSpec specOf(const RunOptions& options) {
   if (options.budget_flops >= 0) spec.budget_flops = options.budget_flops;
   if (options.max_tokens > 0) spec.max_answer_tokens = options.max_tokens;
   spec.seed = options.seed;
+  spec.rope = !options.no_rope;
   // Bad method names and parameters are bad input (exit 2), found before the model loads.
   const engine::Method& method = engine::MethodRegistry::instance().get(spec.method);
   resolveParams(method.name(), method.params(), spec.params);
@@ -251,8 +253,14 @@ void addRunCommand(CLI::App& app, int& exit_code) {
   command->add_option("--max-tokens", options->max_tokens,
                       "Answer tokens at most (default 32, or room for an --item's answer)")
       ->check(CLI::PositiveNumber);
-  command->add_option("--seed", options->seed, "Sampling seed")->capture_default_str();
+  command
+      ->add_option("--seed", options->seed,
+                   "The run's seed: sampling, and the spans of qttt and full_ttt")
+      ->capture_default_str();
   command->add_flag("--json", options->json, "Print the result as JSON");
+  command->add_flag("--no-rope", options->no_rope,
+                    "The No-RoPE ablation (App. 12): skip the rotary position embedding in every "
+                    "layer for this run");
   command->add_flag("--events", options->events, "Print events as JSON lines on stderr");
   setCommandAction(command, exit_code, [options, &exit_code] { exit_code = runOnce(*options); });
 }

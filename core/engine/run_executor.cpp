@@ -33,6 +33,18 @@ void score(const RunSpec& spec, RunResult& result) {
   result.correct = *result.score >= 1.0 - 1e-9;
 }
 
+// RunSpec::rope for the length of one run: the cached model serves later runs as it was loaded.
+class RunRotarySwitch {
+ public:
+  RunRotarySwitch(model::CausalLMImpl& lm, bool rope) : m_lm(lm) { m_lm.setRotaryEnabled(rope); }
+  ~RunRotarySwitch() { m_lm.setRotaryEnabled(true); }
+  RunRotarySwitch(const RunRotarySwitch&) = delete;
+  RunRotarySwitch& operator=(const RunRotarySwitch&) = delete;
+
+ private:
+  model::CausalLMImpl& m_lm;
+};
+
 }  // namespace
 
 RunResult executeRun(const RunSpec& spec, ModelCache& models, EventSink& sink,
@@ -43,6 +55,7 @@ RunResult executeRun(const RunSpec& spec, ModelCache& models, EventSink& sink,
   try {
     const Method& method = MethodRegistry::instance().get(spec.method);
     CachedModel cached = models.get(spec.model_path, spec.device, spec.dtype);
+    const RunRotarySwitch rotary(*cached.model->lm, spec.rope);
     RunContext context(
         spec, nlohmann::json::object(), cached.model, cached.tokenizer,
         [&sink](const Event& event) { sink.event(event); },

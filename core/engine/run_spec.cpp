@@ -62,7 +62,8 @@ json RunSpec::toJson() const {
               {"method", method},
               {"params", params},
               {"seed", seed},
-              {"max_answer_tokens", max_answer_tokens}};
+              {"max_answer_tokens", max_answer_tokens},
+              {"rope", rope}};
   out["budget_flops"] = budget_flops ? json(*budget_flops) : json(nullptr);
   return out;
 }
@@ -83,6 +84,7 @@ RunSpec RunSpec::fromJson(const json& in) {
   read(in, "method", spec.method);
   read(in, "seed", spec.seed);
   read(in, "max_answer_tokens", spec.max_answer_tokens);
+  read(in, "rope", spec.rope);
   if (in.contains("task_meta") && in["task_meta"].is_object()) spec.task_meta = in["task_meta"];
   if (in.contains("params") && !in["params"].is_null()) {
     if (!in["params"].is_object()) throwArgument("run_spec.params", "expected a JSON object");

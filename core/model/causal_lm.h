@@ -57,6 +57,9 @@ class CausalLMImpl : public torch::nn::Module {
   // nullptr when layer `index` is not an SR-TTT block.
   SrTttBlockImpl* srTtt(int index) const;
   const Rotary& rotary() const { return *m_rotary; }
+  // Every layer's rotary embedding on or off (the No-RoPE ablation; Rotary::setEnabled). A state
+  // prefilled one way must be read the same way.
+  void setRotaryEnabled(bool enabled) { m_rotary->setEnabled(enabled); }
   torch::Device device() const { return m_options.device(); }
   torch::Dtype dtype() const { return torch::typeMetaToScalarType(m_options.dtype()); }
 
@@ -73,7 +76,7 @@ class CausalLMImpl : public torch::nn::Module {
 
   ModelConfig m_config;
   torch::TensorOptions m_options;
-  std::shared_ptr<const Rotary> m_rotary;
+  std::shared_ptr<Rotary> m_rotary;                  // shared by the layers, which only read it
   std::vector<std::shared_ptr<LayerImpl>> m_layers;  // in order, whichever list registers them
   EmbeddingImpl* m_embedding = nullptr;              // model.embed_tokens or embed
 };

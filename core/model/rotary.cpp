@@ -83,6 +83,7 @@ Rotary::Rotary(const ModelConfig& config, torch::Device device) {
 }
 
 torch::Tensor Rotary::apply(const torch::Tensor& x, const torch::Tensor& positions) const {
+  if (!m_enabled) return x;
   // freqs: [T, head_dim/2] in float32, as transformers computes them whatever the model dtype.
   auto freqs = positions.to(x.device(), torch::kFloat32).unsqueeze(1) * m_inv_freq.unsqueeze(0);
   auto emb = torch::cat({freqs, freqs}, -1);  // [T, head_dim]

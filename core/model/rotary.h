@@ -12,8 +12,14 @@ class Rotary {
  public:
   Rotary(const ModelConfig& config, torch::Device device);
 
-  // x: [B, heads, T, head_dim]; positions: [T] int64 absolute positions. Returns x rotated.
+  // x: [B, heads, T, head_dim]; positions: [T] int64 absolute positions. Returns x rotated
+  // (x itself when disabled).
   torch::Tensor apply(const torch::Tensor& x, const torch::Tensor& positions) const;
+
+  // The No-RoPE ablation (qTTT paper App. 12, Tables 2–3): while disabled, apply() returns x
+  // unrotated, so attention logits depend on the tokens and not on their positions.
+  void setEnabled(bool enabled) { m_enabled = enabled; }
+  bool enabled() const { return m_enabled; }
 
   // Inverse frequencies after scaling: [head_dim / 2] float32 (exposed for tests).
   const torch::Tensor& invFreq() const { return m_inv_freq; }
@@ -23,6 +29,7 @@ class Rotary {
  private:
   torch::Tensor m_inv_freq;  // [head_dim / 2] float32
   double m_attention_factor = 1.0;
+  bool m_enabled = true;
 };
 
 }  // namespace studio::model
