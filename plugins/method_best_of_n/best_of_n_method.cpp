@@ -64,13 +64,14 @@ engine::RunResult BestOfNMethod::run(engine::RunContext& context) const {
     ThinkingChain chain =
         thinkThenAnswer(context, branch, prefilled.logits.clone(), prompt, tokens,
                         samplingOf(context.params(), seed, true, context.model().config.generation),
-                        static_cast<int>(i), false);
+                        static_cast<int>(i), /*probe_answer=*/true);
     result.flops.extra += chain.flops;
     result.generated_tokens += chain.think_tokens + chain.answer_tokens;
     candidates.push_back({chain.answer, chain.logprob});
-    samples.push_back({{"answer", chain.answer},
-                       {"logprob", chain.logprob},
-                       {"think_tokens", chain.think_tokens}});
+    nlohmann::json sample = {
+        {"answer", chain.answer}, {"logprob", chain.logprob}, {"think_tokens", chain.think_tokens}};
+    if (chain.first_probe) sample["answer_query_mass"] = chain.first_probe->mean_mass;
+    samples.push_back(std::move(sample));
     chains.push_back(std::move(chain));
   }
   context.progress("samples", n, n);
@@ -78,11 +79,11 @@ engine::RunResult BestOfNMethod::run(engine::RunContext& context) const {
   const ThinkingChain& winner = chains[vote.winner];
   result.output = winner.output;
   result.answer = winner.answer;
-  // The probes describe the prefill's answer query (the chains differ after it).
-  if (prefilled.probe) {
-    result.target_mass = prefilled.probe->mean_mass;
-    result.target_margin = prefilled.probe->mean_margin;
-  }
+  // App. 12's mass is over the answer steps: those of the chain whose answer won the vote (each
+  // chain reads the document through its own scratchpad). The prefill's last query predicts the
+  // first scratchpad token, not the answer; it stays in the details.
+  engine::summarizeAnswerProbes(winner.first_probe, winner.answer_decode, result);
+  if (prefilled.probe) result.details["prefill_mass"] = prefilled.probe->mean_mass;
   result.details["votes"] = vote.tally;
   result.details["winner"] = vote.winner;
   result.details["samples"] = samples;

@@ -4,15 +4,17 @@
 
 #include "core/common/error.h"
 #include "core/engine/method_steps.h"
-#include "core/task/seeded_rng.h"
+#include "core/model/layers_basic.h"
+#include "plugins/method_qttt/span_sampler.h"
 #include "plugins/method_support/method_support.h"
 #include "plugins/method_support/parameter_restore.h"
 
 namespace studio::plugins {
 
 std::string FullTttMethod::summary() const {
-  return "Naive full-parameter TTT: every weight trained on random spans, re-running the whole "
-         "prompt each step (small f32 models), then a fresh prefill and the answer.";
+  return "Naive full-parameter TTT: the FFN and attention projections (or every weight) trained "
+         "on random spans, re-running the whole prompt each step (small f32 models), then a fresh "
+         "prefill and the answer.";
 }
 
 std::vector<ParamSpec> FullTttMethod::params() const {
@@ -51,13 +53,16 @@ std::vector<ParamSpec> FullTttMethod::params() const {
   clip.default_value = 1.0;
   clip.min = 0;
   clip.help = "gradient norm clipping over all parameters (0: none)";
-  ParamSpec seed;
-  seed.name = "seed";
-  seed.type = ParamSpec::Type::Int;
-  seed.default_value = 0;
-  seed.min = 0;
-  seed.help = "seed of the span sampler";
-  return {steps, span, lr, decay, clip, seed, decodingParam("greedy")};
+  ParamSpec trained;
+  trained.name = "params";
+  trained.type = ParamSpec::Type::Choice;
+  trained.default_value = "ffn_attention";
+  trained.choices = {"ffn_attention", "all"};
+  trained.help =
+      "what is trained: every projection of the layers (attention or token mixer "
+      "q/k/v/o and the MLP: \"FFN and all attention projections\", the paper's §3), or "
+      "all parameters (embeddings, norms and LM head too)";
+  return {steps, span, lr, decay, clip, trained, spanSeedParam(), decodingParam("greedy")};
 }
 
 double FullTttMethod::extraFlops(const engine::FlopShape& shape, double context,
@@ -71,6 +76,25 @@ nlohmann::json FullTttMethod::sizeToBudget(const engine::FlopShape& shape, doubl
   params["steps"] = static_cast<std::int64_t>(budget / engine::fullTttStepFlops(shape, context));
   return params;
 }
+
+namespace {
+
+// The paper's set (§3: "FFN and all attention projections") is every Linear of the model but the
+// LM head: q/k/v/o and gate/up/down of each layer (a TTT layer's projections too, not its inner
+// model's initial weights); embeddings and norms stay. `all`: every parameter.
+std::vector<torch::Tensor> trainedParameters(model::CausalLMImpl& lm, bool all) {
+  if (all) return lm.parameters();
+  std::vector<torch::Tensor> out;
+  for (const auto& item : lm.named_modules()) {
+    if (item.key() == "lm_head" || !item.value()->as<model::LinearImpl>()) continue;
+    for (const auto& parameter : item.value()->parameters(/*recurse=*/false)) {
+      out.push_back(parameter);
+    }
+  }
+  return out;
+}
+
+}  // namespace
 
 engine::RunResult FullTttMethod::run(engine::RunContext& context) const {
   engine::RunResult result;
@@ -90,18 +114,18 @@ engine::RunResult FullTttMethod::run(engine::RunContext& context) const {
   const double clip = params.at("clip").get<double>();
 
   ParameterRestore restore(lm);
-  std::vector<torch::Tensor> parameters = lm.parameters();
+  std::vector<torch::Tensor> parameters =
+      trainedParameters(lm, params.at("params").get<std::string>() == "all");
   for (auto& parameter : parameters) parameter.requires_grad_(true);
   torch::optim::AdamW optimizer(
       parameters,
       torch::optim::AdamWOptions(lr).weight_decay(params.at("weight_decay").get<double>()));
-  task::SeededRng spans =
-      task::SeededRng::stream(params.at("seed").get<std::uint64_t>(), "qttt_span");
+  SpanSampler spans(params, context.spec().seed, length, span);
   const torch::Tensor ids = torch::tensor(prompt.ids, torch::kInt64).unsqueeze(0);  // [1, T]
   nlohmann::json losses = nlohmann::json::array();
   for (std::int64_t step = 0; step < steps; ++step) {
     context.checkCancelled();
-    const std::int64_t start = spans.uniformInt(1, length - span) - 1;
+    const std::int64_t start = spans.next();
     torch::AutoGradMode grad(true);
     optimizer.zero_grad();
     // The whole prompt, forward and backward, every step: what the frozen cache saves.
@@ -141,6 +165,8 @@ engine::RunResult FullTttMethod::run(engine::RunContext& context) const {
                result);
   result.details["steps"] = steps;
   result.details["span"] = span;
+  result.details["span_seed"] = spans.seed();
+  result.details["trained_tensors"] = parameters.size();
   result.details["losses"] = losses;
   return result;
 }

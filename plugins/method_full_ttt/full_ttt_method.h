@@ -1,8 +1,9 @@
 #pragma once
-// full_ttt: the naive baseline the qTTT paper calls infeasible at scale. Every parameter is
-// trained on the same span loss as qTTT, but each step re-runs the whole prompt forward and
-// backward (no frozen cache); then the prompt is prefilled again with the new weights and the
-// model answers. All parameters are restored afterwards. For small f32 models only.
+// full_ttt: the naive baseline the qTTT paper calls infeasible at scale. The FFN and attention
+// projections (§3; every parameter with params=all) are trained on the same span loss as qTTT,
+// but each step re-runs the whole prompt forward and backward (no frozen cache); then the prompt
+// is prefilled again with the new weights and the model answers. All parameters are restored
+// afterwards. For small f32 models only.
 
 #include "core/engine/method.h"
 

@@ -4,8 +4,9 @@
 #include "core/engine/method_steps.h"
 #include "core/model/checkpoint_writer.h"
 #include "core/probe/attention_probe.h"
-#include "core/task/seeded_rng.h"
+#include "core/probe/query_direction.h"
 #include "plugins/method_qttt/query_adapter.h"
+#include "plugins/method_qttt/span_sampler.h"
 #include "plugins/method_support/method_support.h"
 
 #include <filesystem>
@@ -61,19 +62,13 @@ std::vector<ParamSpec> QtttMethod::params() const {
   loss.choices = {"sum", "mean"};
   loss.help = "the span loss: Eq. 3.1's sum over the k tokens (the paper), or their mean (the "
               "gradient 1/k as large, so the clip acts k times later)";
-  ParamSpec seed;
-  seed.name = "seed";
-  seed.type = ParamSpec::Type::Int;
-  seed.default_value = 0;
-  seed.min = 0;
-  seed.help = "seed of the span sampler";
   ParamSpec save;
   save.name = "save_adapted";
   save.type = ParamSpec::Type::String;
   save.default_value = "";
   save.help = "a folder to write the adapted checkpoint to (only q_proj weights differ); empty: "
               "none";
-  return {steps, span, lr, decay, clip, loss, seed, save, decodingParam("greedy")};
+  return {steps, span, lr, decay, clip, loss, spanSeedParam(), save, decodingParam("greedy")};
 }
 
 double QtttMethod::extraFlops(const engine::FlopShape& shape, double context,
@@ -101,6 +96,27 @@ void saveAdapted(const engine::RunContext& context, const QueryAdapter& adapter,
   }
   options.metadata["studio"] = "qTTT-adapted W_Q";
   model::writeCheckpoint(dir, context.model().config, adapter.adaptedTensors(), options);
+}
+
+// The answer query (the last prompt token's) over the frozen cache with the current W_Q, captured.
+model::ForwardCapture answerQueryCapture(QueryAdapter& adapter, model::ModelState& state,
+                                         const engine::PreparedPrompt& prompt) {
+  model::ForwardCapture capture;
+  capture.query_positions = {prompt.answerQuery()};
+  adapter.frozenLogits(state, prompt.ids.back(), prompt.answerQuery(), &capture);
+  return capture;
+}
+
+// `per_layer`: one array of per-layer cosines per step. The detail holds them and, per step, their
+// mean over layers (what `run --json` readers plot first).
+nlohmann::json queryDirectionSummary(const nlohmann::json& per_layer) {
+  nlohmann::json mean = nlohmann::json::array();
+  for (const auto& layers : per_layer) {
+    double sum = 0;
+    for (const auto& cosine : layers) sum += cosine.get<double>();
+    mean.push_back(layers.empty() ? 0.0 : sum / static_cast<double>(layers.size()));
+  }
+  return {{"mean_cosine", mean}, {"layer_cosine", per_layer}};
 }
 
 }  // namespace
@@ -141,14 +157,19 @@ engine::RunResult QtttMethod::run(engine::RunContext& context) const {
   options.clip = params.at("clip").get<double>();
   options.sum_loss = params.at("span_loss").get<std::string>() == "sum";
   QueryAdapter adapter(context.lm(), options);  // restores W_Q when it goes out of scope
-  task::SeededRng spans = task::SeededRng::stream(params.at("seed").get<std::uint64_t>(), "qttt_span");
+  SpanSampler spans(params, context.spec().seed, length, span);
   const engine::FlopShape shape = context.flopShape();
   nlohmann::json losses = nlohmann::json::array();
+  // Prop. 3.1's direction: each step's change of the answer query against k_{j*} − μ, per
+  // attention layer, from the query before the step (the prefill's W_Q for the first).
+  const bool probing = !prompt.target_tokens.empty();
+  model::ForwardCapture previous;
+  if (probing) previous = answerQueryCapture(adapter, prefilled.state, prompt);
+  nlohmann::json directions = nlohmann::json::array();
 
   for (std::int64_t step = 0; step < steps; ++step) {
     context.checkCancelled();
-    // t uniform in [1, T−k] (1-based): the span's first token is t−1 in 0-based positions.
-    const std::int64_t start = spans.uniformInt(1, length - span) - 1;
+    const std::int64_t start = spans.next();
     const SpanStepStats stats = adapter.step(prefilled.state, prompt.ids, start, span);
     result.flops.extra += engine::qtttStepFlops(shape, static_cast<double>(length),
                                                 static_cast<double>(span));
@@ -163,14 +184,16 @@ engine::RunResult QtttMethod::run(engine::RunContext& context) const {
     metric.wall_seconds = context.elapsedSeconds();
     context.emit(metric);
     losses.push_back(stats.loss);
-    if (!prompt.target_tokens.empty()) {
-      model::ForwardCapture capture;
-      capture.query_positions = {prompt.answerQuery()};
-      adapter.frozenLogits(prefilled.state, prompt.ids.back(), prompt.answerQuery(), &capture);
+    if (probing) {
+      model::ForwardCapture capture = answerQueryCapture(adapter, prefilled.state, prompt);
       context.emit(engine::ProbeEvent{
           engine::ProbePhase::QtttStep, step,
           probe::measureCapture(context.lm(), prefilled.state, capture, prompt.target_tokens,
                                 context.probe_options)});
+      directions.push_back(probe::layerQueryDirections(context.lm(), prefilled.state, previous,
+                                                       capture, prompt.answerQuery(),
+                                                       prompt.target_tokens));
+      previous = std::move(capture);
     }
     context.progress("qttt", step + 1, steps);
   }
@@ -195,7 +218,9 @@ engine::RunResult QtttMethod::run(engine::RunContext& context) const {
                result);
   result.details["steps"] = steps;
   result.details["span"] = span;
+  result.details["span_seed"] = spans.seed();
   result.details["losses"] = losses;
+  if (probing) result.details["query_direction"] = queryDirectionSummary(directions);
   if (!save_dir.empty()) result.details["saved_adapted"] = save_dir;
   if (prefilled.probe) result.details["prefill_mass"] = prefilled.probe->mean_mass;
   return result;

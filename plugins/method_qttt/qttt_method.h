@@ -1,9 +1,10 @@
 #pragma once
 // qttt: query-only test-time training, exactly the qTTT paper's Algorithm 1 (SPEC §2). One
 // prefill caches K and V of every layer; N steps, each on a span of k prompt tokens starting
-// uniformly in [1, T−k] (seeded), train only W_Q with the span's queries attending to the frozen
-// cache (AdamW, gradient clipping); the answer is then generated with the adapted W_Q against the
-// same cache, and the model's W_Q is restored afterwards.
+// uniformly in [1, T−k] (drawn from the run's seed, span_sampler.h), train only W_Q with the
+// span's queries attending to the frozen cache (AdamW, gradient clipping); the answer is then
+// generated with the adapted W_Q against the same cache, and the model's W_Q is restored
+// afterwards.
 
 #include "core/engine/method.h"
 

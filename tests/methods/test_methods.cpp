@@ -217,7 +217,7 @@ TEST_CASE("beam keeps the total of added tokens and branches from one prefill", 
   CHECK(result.output.find("Final:") != std::string::npos);
 }
 
-TEST_CASE("full_ttt trains every weight, answers after a fresh prefill, and restores them",
+TEST_CASE("full_ttt trains its parameter set, answers after a fresh prefill, and restores it",
           "[methods]") {
   TinyModelFolder folder("full-ttt");
   engine::ModelCache models;
