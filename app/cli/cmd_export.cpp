@@ -12,6 +12,7 @@
 
 #include "app/cli/cli_command.h"
 #include "core/common/error.h"
+#include "sessions/sample_log.h"
 #include "sessions/session_export.h"
 #include "sessions/session_store.h"
 #include "studio/build_info.h"
@@ -31,6 +32,7 @@ struct SessionExportOptions {
   bool all = false;
   std::string format;  // json (default) or csv; svg, png and pdf belong to figures
   std::string out;
+  bool samples = false;  // one JSON line per run instead (sessions/sample_log.h)
 };
 
 struct FigureCliOptions {
@@ -78,6 +80,10 @@ void addSessionExportOptions(CLI::App* command, SessionExportOptions& options) {
       ->check(CLI::IsMember({"json", "csv", "svg", "png", "pdf"}));
   command->add_option("--out", options.out,
                       "Output file; csv writes <stem>.<table>.csv files next to it");
+  command->add_flag("--samples", options.samples,
+                    "Sessions: one JSON line per run (task, item, seed, method, params, prompt "
+                    "hash, output, answer, references, score, target mass), as "
+                    "lm-evaluation-harness's --log_samples");
 }
 
 bool sessionExportRequested(const SessionExportOptions& options) {
@@ -99,6 +105,13 @@ void runSessionExport(const SessionExportOptions& options) {
   const sessions::SessionStore store(options.session, open);
   const sessions::RunSelection runs =
       options.all ? sessions::RunSelection{} : sessions::RunSelection{options.run_id};
+  if (options.samples) {
+    if (!options.format.empty()) throwArgument("--format", "--samples writes JSON lines");
+    const std::size_t lines = sessions::writeSampleLog(store, runs, options.out);
+    std::cout << "exported " << lines << " run(s) of " << options.session << " as JSON lines:\n  "
+              << options.out << "\n";
+    return;
+  }
   const sessions::ExportSummary summary =
       format == "csv" ? sessions::exportSessionCsv(store, runs, options.out)
                       : sessions::exportSessionJson(store, runs, options.out);

@@ -1,6 +1,9 @@
 // studio-cli sweep: runs a grid of task × length × method × seed into a session, with progress,
 // resuming where a previous call stopped (cells already completed in the session are skipped),
 // and prints accuracy and target mass per method and length (Figure 1 and App. 12 of the paper).
+// With lr_selection in the configuration it first runs the validation split and picks one
+// method's lr per task (App. 11; core/engine/lr_selection.h); --log-samples writes every run as
+// a JSON line (sessions/sample_log.h).
 // With --slurm it submits the grid as a Slurm array job instead (sweep_array_submit.h); `sweep
 // status` (cmd_sweep_status.cpp) follows that job.
 
@@ -18,12 +21,14 @@
 #include "app/cli/sweep_config_file.h"
 #include "core/common/error.h"
 #include "core/engine/flop_model.h"
+#include "core/engine/lr_selection.h"
 #include "core/engine/model_cache.h"
 #include "core/engine/prepared_prompt.h"
 #include "core/engine/run_executor.h"
 #include "core/engine/sweep_plan.h"
 #include "core/model/model_loader.h"
 #include "sessions/run_recorder.h"
+#include "sessions/sample_log.h"
 #include "sessions/session_reader.h"
 #include "sessions/sweep_cell_runs.h"
 
@@ -37,6 +42,8 @@ struct SweepOptions {
   std::string shard = "0/1";
   bool json = false;
   bool slurm = false;
+  bool no_rope = false;
+  std::string log_samples;
   SweepArrayOptions array;
 };
 
@@ -127,12 +134,138 @@ void printTable(const nlohmann::json& rows) {
   }
 }
 
+// Runs the cells the session does not hold yet, counting what it ran, skipped and lost.
+class CellRunner {
+ public:
+  CellRunner(sessions::SessionStore& store, sessions::SessionWriter& writer)
+      : m_store(store), m_writer(writer), m_done(completedKeys(store)) {}
+
+  // `stage` prefixes the progress lines ("validation ").
+  void run(const engine::SweepConfig& config, const std::vector<engine::SweepCell>& cells,
+           const std::string& stage) {
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      const engine::SweepCell& cell = cells[i];
+      if (m_done.count(cell.key())) {
+        ++skipped;
+        continue;
+      }
+      const task::TaskGenerator& generator =
+          *task::TaskRegistry::instance().generator(cell.task->task);
+      nlohmann::json task_params = cell.task->params;
+      task_params[cell.task->length_param] = cell.length;
+      const task::TaskItem item = generator.generate(
+          resolveParams(cell.task->task, generator.params(), task_params), cell.seed);
+      engine::RunSpec spec = engine::cellSpec(config, cell, item);
+      if (config.budget_think_tokens > 0) {
+        const engine::CachedModel cached = m_models.get(config.model, config.device, config.dtype);
+        if (!cached.tokenizer) {
+          throwError(ErrorKind::Tokenizer, config.model, "tokenizer.json",
+                     "a sweep needs the model's tokenizer");
+        }
+        const auto prompt = engine::preparePrompt(spec, *cached.tokenizer, false);
+        spec.budget_flops = engine::generationFlops(
+            engine::FlopShape::of(cached.model->config), static_cast<double>(prompt.length()),
+            static_cast<double>(config.budget_think_tokens));
+      }
+      sessions::RunRecorder recorder(m_store, m_writer);
+      std::cerr << "[" << stage << (i + 1) << "/" << cells.size() << "] " << cell.key() << " ... "
+                << std::flush;
+      const engine::RunResult result =
+          engine::executeRun(spec, m_models, recorder, [] { return false; });
+      ++ran;
+      if (result.status != engine::RunStatus::Completed) {
+        ++failed;
+        std::cerr << engine::runStatusName(result.status) << ": " << result.error << "\n";
+      } else {
+        std::cerr << (result.correct.value_or(false) ? "correct" : "wrong") << " ("
+                  << std::setprecision(3) << result.wall_seconds << " s)\n";
+      }
+    }
+  }
+
+  std::size_t ran = 0, skipped = 0, failed = 0;
+
+ private:
+  sessions::SessionStore& m_store;
+  sessions::SessionWriter& m_writer;
+  const std::set<std::string> m_done;
+  engine::ModelCache m_models;
+};
+
+// The completed validation runs of the method labelled `label` (this call's and earlier ones').
+std::vector<engine::LrTrial> validationTrials(const sessions::SessionStore& store,
+                                              const std::string& label) {
+  std::vector<engine::LrTrial> trials;
+  const sessions::SessionReader reader(store);
+  for (const sessions::RunSummary& run : reader.listRuns()) {
+    if (run.status != engine::RunStatus::Completed) continue;
+    const engine::RunSpec spec = reader.loadSpec(run.id);
+    if (spec.task_meta.value("lr_validation_of", "") != label || !spec.params.contains("lr")) {
+      continue;
+    }
+    trials.push_back(
+        {spec.task, spec.params["lr"].get<double>(), run.correct.value_or(false), run.target_mass});
+  }
+  return trials;
+}
+
+nlohmann::json lrChoicesJson(const engine::LrSelection& selection,
+                             const std::vector<engine::LrChoice>& choices) {
+  nlohmann::json tasks = nlohmann::json::array();
+  for (const engine::LrChoice& choice : choices) {
+    nlohmann::json scores = nlohmann::json::array();
+    for (const engine::LrScore& score : choice.scores) {
+      scores.push_back({{"lr", score.lr},
+                        {"runs", score.runs},
+                        {"correct", score.correct},
+                        {"accuracy", score.accuracy},
+                        {"target_mass", score.target_mass ? nlohmann::json(*score.target_mass)
+                                                          : nlohmann::json()}});
+    }
+    tasks.push_back({{"task", choice.task}, {"lr", choice.lr}, {"validation", scores}});
+  }
+  return {{"method", selection.label},
+          {"validation_seeds", selection.validation_seeds},
+          {"tasks", tasks}};
+}
+
+void printLrChoices(const engine::LrSelection& selection,
+                    const std::vector<engine::LrChoice>& choices) {
+  std::cout << "lr selection for " << selection.label << " on " << selection.validation_seeds.size()
+            << " validation seed(s):\n";
+  for (const engine::LrChoice& choice : choices) {
+    std::cout << "  " << choice.task << ": lr " << choice.lr << " (validation accuracy";
+    for (const engine::LrScore& score : choice.scores) {
+      std::cout << " " << score.lr << "→" << formatFixed(score.accuracy);
+    }
+    std::cout << ")\n";
+  }
+}
+
 void runSweep(const SweepOptions& options) {
   if (options.config.empty()) throwArgument("--config", "a sweep needs its configuration");
-  const nlohmann::json config_json = readSweepConfigJson(options.config);
+  nlohmann::json config_json = readSweepConfigJson(options.config);
+  if (options.no_rope) {
+    if (options.slurm) {
+      throwArgument("--no-rope",
+                    "the array job reads the configuration file; put \"rope\": "
+                    "false in it instead");
+    }
+    config_json["rope"] = false;
+  }
   if (options.slurm) {
     if (options.shard != "0/1") {
       throwArgument("--shard", "--slurm chooses the shards itself; leave --shard out");
+    }
+    if (config_json.contains("lr_selection")) {
+      throwArgument("--slurm",
+                    "a sweep that selects its lr validates every task before its test "
+                    "cells; run it without --slurm");
+    }
+    if (!options.log_samples.empty()) {
+      throwArgument("--log-samples",
+                    "with --slurm, merge the shard sessions and run `export "
+                    "--samples` on the result");
     }
     if (!options.session.empty()) {
       throwArgument("--session",
@@ -146,69 +279,46 @@ void runSweep(const SweepOptions& options) {
   if (options.session.empty()) {
     throwArgument("--session", "a sweep needs the session it records into");
   }
-  const engine::SweepConfig config = sweepConfigFrom(config_json, options.config);
-  const std::vector<engine::SweepCell> cells =
-      engine::shardOf(engine::expandSweep(config), options.shard);
-
+  engine::SweepConfig config = sweepConfigFrom(config_json, options.config);
+  if (config.lr_selection && options.shard != "0/1") {
+    throwArgument("--shard",
+                  "a sweep that selects its lr validates every task before its test "
+                  "cells; run it whole");
+  }
   sessions::SessionStore store(options.session);
   if (store.readOnly()) {
     throwError(ErrorKind::Session, options.session, "",
                "the session is being written by another process; a sweep needs to write it");
   }
-  const std::set<std::string> done = completedKeys(store);
   sessions::SessionWriter writer(store);
-  engine::ModelCache models;
-  std::size_t ran = 0, skipped = 0, failed = 0;
-  for (std::size_t i = 0; i < cells.size(); ++i) {
-    const engine::SweepCell& cell = cells[i];
-    if (done.count(cell.key())) {
-      ++skipped;
-      continue;
-    }
-    const task::TaskGenerator& generator =
-        *task::TaskRegistry::instance().generator(cell.task->task);
-    nlohmann::json task_params = cell.task->params;
-    task_params[cell.task->length_param] = cell.length;
-    const task::TaskItem item = generator.generate(
-        resolveParams(cell.task->task, generator.params(), task_params), cell.seed);
-    engine::RunSpec spec = engine::cellSpec(config, cell, item);
-    if (config.budget_think_tokens > 0) {
-      const engine::CachedModel cached = models.get(config.model, config.device, config.dtype);
-      if (!cached.tokenizer) {
-        throwError(ErrorKind::Tokenizer, config.model, "tokenizer.json",
-                   "a sweep needs the model's tokenizer");
-      }
-      const auto prompt = engine::preparePrompt(spec, *cached.tokenizer, false);
-      spec.budget_flops = engine::generationFlops(engine::FlopShape::of(cached.model->config),
-                                                  static_cast<double>(prompt.length()),
-                                                  static_cast<double>(config.budget_think_tokens));
-    }
-    sessions::RunRecorder recorder(store, writer);
-    std::cerr << "[" << (i + 1) << "/" << cells.size() << "] " << cell.key() << " ... "
-              << std::flush;
-    const engine::RunResult result =
-        engine::executeRun(spec, models, recorder, [] { return false; });
-    ++ran;
-    if (result.status != engine::RunStatus::Completed) {
-      ++failed;
-      std::cerr << engine::runStatusName(result.status) << ": " << result.error << "\n";
-    } else {
-      std::cerr << (result.correct.value_or(false) ? "correct" : "wrong") << " ("
-                << std::setprecision(3) << result.wall_seconds << " s)\n";
-    }
+  CellRunner runner(store, writer);
+  std::vector<engine::LrChoice> lr_choices;
+  if (config.lr_selection) {
+    // The validation split first: its runs are sweep cells too (resumable, in the summary).
+    const engine::SweepConfig validation = engine::validationSweep(config);
+    runner.run(validation, engine::expandSweep(validation), "validation ");
+    writer.flush();
+    lr_choices = engine::selectLearningRates(config.lr_selection->lrs,
+                                             validationTrials(store, config.lr_selection->label));
+    for (const engine::LrChoice& choice : lr_choices) config.selected_lrs[choice.task] = choice.lr;
   }
+  runner.run(config, engine::shardOf(engine::expandSweep(config), options.shard), "");
+  const std::size_t ran = runner.ran, skipped = runner.skipped, failed = runner.failed;
   writer.flush();
   std::cerr << "sweep: " << ran << " run, " << skipped << " already in the session, " << failed
             << " failed\n";
+  if (!options.log_samples.empty()) {
+    const std::size_t lines = sessions::writeSampleLog(store, {}, options.log_samples);
+    std::cerr << "sweep: " << lines << " run(s) written to " << options.log_samples << "\n";
+  }
   const nlohmann::json rows = summarize(store);
   if (options.json) {
-    std::cout << nlohmann::json{{"ran", ran},
-                                {"skipped", skipped},
-                                {"failed", failed},
-                                {"summary", rows}}
-                     .dump()
-              << "\n";
+    nlohmann::json out = {
+        {"ran", ran}, {"skipped", skipped}, {"failed", failed}, {"summary", rows}};
+    if (config.lr_selection) out["lr_selection"] = lrChoicesJson(*config.lr_selection, lr_choices);
+    std::cout << out.dump() << "\n";
   } else {
+    if (config.lr_selection) printLrChoices(*config.lr_selection, lr_choices);
     printTable(rows);
   }
 }
@@ -224,6 +334,13 @@ void addSweepCommand(CLI::App& app, int& exit_code) {
   command->add_option("--shard", options->shard, "Run only cells with index % n == i: i/n")
       ->capture_default_str();
   command->add_flag("--json", options->json, "Print the summary as JSON");
+  command->add_option("--log-samples", options->log_samples,
+                      "Write every run of the session as one JSON line (task, item, seed, length, "
+                      "method, params, prompt hash, output, answer, references, score, target "
+                      "mass) to this file, as lm-evaluation-harness's --log_samples");
+  command->add_flag("--no-rope", options->no_rope,
+                    "The No-RoPE ablation (App. 12) for every cell, as \"rope\": false in the "
+                    "configuration; labels gain +no_rope");
   // The Slurm array job (docs/cluster.md).
   command->add_flag(
       "--slurm", options->slurm,

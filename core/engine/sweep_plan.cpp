@@ -25,6 +25,52 @@ T as(const json& value, const std::string& field, const char* expected) {
   }
 }
 
+LrSelection lrSelectionFromJson(const json& in, const SweepConfig& config,
+                                const std::string& root) {
+  const std::string field = root + ".lr_selection";
+  const json& selection = in.at("lr_selection");
+  if (!selection.is_object()) throwArgument(field, "must be an object");
+  LrSelection out;
+  out.label = as<std::string>(require(selection, "method", field), field + ".method",
+                              "a method entry's label");
+  if (!config.rope) out.label += "+no_rope";  // as the entries' labels
+  const auto method = std::find_if(config.methods.begin(), config.methods.end(),
+                                   [&](const SweepMethod& m) { return m.label == out.label; });
+  if (method == config.methods.end()) {
+    throwArgument(field + ".method", "no method entry is labelled '" + out.label + "'");
+  }
+  const Method& registered = MethodRegistry::instance().get(method->method);
+  const auto params = registered.params();
+  if (std::none_of(params.begin(), params.end(),
+                   [](const ParamSpec& p) { return p.name == "lr"; })) {
+    throwArgument(field + ".method", "'" + method->method + "' has no lr parameter");
+  }
+  out.lrs = as<std::vector<double>>(require(selection, "lrs", field), field + ".lrs",
+                                    "an array of learning rates");
+  if (out.lrs.empty()) throwArgument(field + ".lrs", "needs at least one learning rate");
+  for (const double lr : out.lrs) {
+    try {
+      resolveParams(method->method, params, {{"lr", lr}});
+    } catch (const Error& error) {
+      throwArgument(field + ".lrs", error.detail());
+    }
+  }
+  out.validation_seeds = as<std::vector<std::uint64_t>>(
+      require(selection, "validation_seeds", field), field + ".validation_seeds",
+      "an array of non-negative integers");
+  if (out.validation_seeds.empty()) {
+    throwArgument(field + ".validation_seeds", "needs at least one seed");
+  }
+  for (const std::uint64_t seed : out.validation_seeds) {
+    if (std::find(config.seeds.begin(), config.seeds.end(), seed) != config.seeds.end()) {
+      throwArgument(field + ".validation_seeds", "seed " + std::to_string(seed) +
+                                                     " is also a test seed; the validation "
+                                                     "split must be held out");
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 SweepConfig SweepConfig::fromJson(const json& in) {
@@ -39,6 +85,7 @@ SweepConfig SweepConfig::fromJson(const json& in) {
   config.budget_think_tokens = as<std::int64_t>(in.value("budget_think_tokens", json(0)),
                                                 root + ".budget_think_tokens", "an integer");
   if (config.budget_think_tokens < 0) throwArgument(root + ".budget_think_tokens", "must be >= 0");
+  config.rope = as<bool>(in.value("rope", json(true)), root + ".rope", "true or false");
   if (in.contains("seeds")) {
     config.seeds = as<std::vector<std::uint64_t>>(in.at("seeds"), root + ".seeds",
                                                   "an array of non-negative integers");
@@ -83,6 +130,7 @@ SweepConfig SweepConfig::fromJson(const json& in) {
     }
     method.label = as<std::string>(methods[i].value("label", json(method.method)), field + ".label",
                                    "a string");
+    if (!config.rope) method.label += "+no_rope";
     method.params = methods[i].value("params", json::object());
     if (!method.params.is_object()) throwArgument(field + ".params", "must be an object");
     for (const SweepMethod& other : config.methods) {
@@ -92,6 +140,7 @@ SweepConfig SweepConfig::fromJson(const json& in) {
     }
     config.methods.push_back(std::move(method));
   }
+  if (in.contains("lr_selection")) config.lr_selection = lrSelectionFromJson(in, config, root);
   return config;
 }
 
@@ -169,10 +218,18 @@ RunSpec cellSpec(const SweepConfig& config, const SweepCell& cell, const task::T
   spec.method = cell.method->method;
   spec.params = cell.method->params;
   spec.seed = cell.seed;
+  spec.rope = config.rope;
   spec.max_answer_tokens = std::max(spec.max_answer_tokens, config.max_answer_tokens);
   spec.task_meta["sweep_key"] = cell.key();
   spec.task_meta["sweep_label"] = cell.method->label;
   spec.task_meta["sweep_length"] = cell.length;
+  if (!config.validation_of.empty()) spec.task_meta["lr_validation_of"] = config.validation_of;
+  const auto selected = config.selected_lrs.find(cell.task->task);
+  if (config.lr_selection && cell.method->label == config.lr_selection->label &&
+      selected != config.selected_lrs.end()) {
+    spec.params["lr"] = selected->second;
+    spec.task_meta["selected_lr"] = selected->second;
+  }
   return spec;
 }
 

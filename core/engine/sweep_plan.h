@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,6 +29,15 @@ struct SweepMethod {
   nlohmann::json params = nlohmann::json::object();
 };
 
+// Learning-rate selection (App. 11): the method labelled `label` is first run with each of `lrs`
+// on the validation seeds (the same tasks and lengths), and the lr of the best validation
+// accuracy per task is the one its test cells (the sweep's `seeds`) use. See lr_selection.h.
+struct LrSelection {
+  std::string label;  // a method entry's label (its method name unless labelled)
+  std::vector<double> lrs;
+  std::vector<std::uint64_t> validation_seeds;  // disjoint from the test seeds
+};
+
 struct SweepConfig {
   std::string model;
   std::string device = "cpu";
@@ -39,6 +49,15 @@ struct SweepConfig {
   // cost after the cell's prompt (0: no matching, methods run as configured).
   std::int64_t budget_think_tokens = 0;
   std::int64_t max_answer_tokens = 32;  // at least; more when an item's answer needs it
+  // false ("rope": false, or `sweep --no-rope`): every run is the No-RoPE ablation (RunSpec::rope);
+  // each method's label gains "+no_rope" so its cells and summary rows stay apart from RoPE runs
+  // in the same session.
+  bool rope = true;
+  std::optional<LrSelection> lr_selection;
+  // Filled by the sweep after validation: task → the lr of lr_selection's method in that task.
+  std::map<std::string, double> selected_lrs;
+  // Set on a validation grid (lr_selection.h): its runs carry task_meta.lr_validation_of.
+  std::string validation_of;
 
   // Throws studio::Error (Argument) naming the field ("sweep.tasks[1].lengths") for anything
   // missing or mistyped. Task and method names are checked against their registries.

@@ -1,0 +1,155 @@
+// studio-cli sweep for reproducing the paper (issue 26) on a tiny model: the lr selected on a
+// validation split before the test seeds run (App. 11), every run as a JSON line
+// (--log-samples, export --samples), the No-RoPE ablation (--no-rope) and run --json's
+// Prop. 3.1 direction.
+
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <set>
+
+#include "support/run_cli.h"
+#include "support/temp_dir.h"
+#include "support/tiny_model_folder.h"
+
+using nlohmann::json;
+using studio::test::runCli;
+using studio::test::TempDir;
+using studio::test::TinyModelFolder;
+
+namespace {
+
+std::vector<json> sampleLogLines(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<json> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(json::parse(line));
+  return lines;
+}
+
+std::string writeSweepConfig(const TempDir& dir, const std::string& model, json extra) {
+  json config = {
+      {"model", model},
+      {"tasks", {{{"task", "tx_log"}, {"length_param", "ops"}, {"lengths", {25}}}}},
+      {"methods",
+       {{{"method", "in_context"}}, {{"method", "qttt"}, {"params", {{"steps", 1}, {"span", 8}}}}}},
+      {"seeds", {0}},
+      {"max_answer_tokens", 4}};
+  config.update(extra);
+  const std::string path = dir.file("sweep.json");
+  std::ofstream(path) << config.dump();
+  return path;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "cli sweep selects qttt's lr on the validation seeds, runs the test seeds with it and "
+    "logs every run as a JSON line",
+    "[cli][sweep_paper]") {
+  TinyModelFolder model("sweep-lr");
+  TempDir dir("sweep-lr");
+  const std::string config = writeSweepConfig(
+      dir, model.path(),
+      {{"lr_selection", {{"method", "qttt"}, {"lrs", {1e-5, 3e-4}}, {"validation_seeds", {7}}}}});
+  const std::string session = dir.file("runs.sqlite");
+  const std::string samples = dir.file("samples.jsonl");
+  const auto run = runCli("sweep --config '" + config + "' --session '" + session +
+                          "' --log-samples '" + samples + "' --json");
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  const json out = json::parse(run.out);
+  CHECK(out["ran"] == 4);  // two validation runs (one per lr), then in_context and qttt
+  const json& selection = out.at("lr_selection");
+  CHECK(selection["method"] == "qttt");
+  REQUIRE(selection["tasks"].size() == 1);
+  const json& task = selection["tasks"][0];
+  CHECK(task["task"] == "tx_log");
+  REQUIRE(task["validation"].size() == 2);
+  const double chosen = task["lr"].get<double>();
+  CHECK((chosen == 1e-5 || chosen == 3e-4));
+  for (const json& score : task["validation"]) CHECK(score["runs"] == 1);
+
+  const std::vector<json> lines = sampleLogLines(samples);
+  REQUIRE(lines.size() == 4);
+  std::set<std::string> labels;
+  for (const json& line : lines) {
+    labels.insert(line["label"].get<std::string>());
+    CHECK(line["task"] == "tx_log");
+    CHECK(line["length"] == 25);
+    CHECK(line["status"] == "completed");
+    CHECK(line["item_id"].get<std::string>().rfind("tx_log-", 0) == 0);
+    CHECK(line["prompt_hash"].get<std::string>().size() == 32);
+    CHECK(line["references"].size() == 1);
+    CHECK(line["score"].is_number());
+    CHECK(line["target_mass"].is_number());
+    CHECK(line["output"].is_string());
+    CHECK(line["answer"].is_string());
+    CHECK(line["rope"] == true);
+    if (line["label"] == "qttt") {
+      CHECK(line["seed"] == 0);
+      CHECK(line["params"]["lr"].get<double>() == chosen);  // the test run uses the chosen lr
+    }
+    if (line["label"].get<std::string>().rfind("qttt@lr=", 0) == 0) CHECK(line["seed"] == 7);
+  }
+  CHECK(labels == std::set<std::string>{"in_context", "qttt", "qttt@lr=1e-05", "qttt@lr=0.0003"});
+  // The validation item and the test item differ, so do their prompts.
+  CHECK(lines[0]["prompt_hash"] == lines[1]["prompt_hash"]);
+  CHECK(lines[0]["prompt_hash"] != lines[2]["prompt_hash"]);
+
+  // Resuming runs nothing again; export --samples writes the same lines from the session.
+  const auto again = runCli("sweep --config '" + config + "' --session '" + session + "' --json");
+  REQUIRE(again.exit_code == 0);
+  CHECK(json::parse(again.out)["ran"] == 0);
+  const std::string exported = dir.file("exported.jsonl");
+  const auto exported_run =
+      runCli("export --session '" + session + "' --all --samples --out '" + exported + "'");
+  INFO(exported_run.err);
+  REQUIRE(exported_run.exit_code == 0);
+  CHECK(sampleLogLines(exported) == lines);
+}
+
+TEST_CASE("cli sweep --no-rope and run --no-rope: the ablation as a run option", "[cli][rope]") {
+  TinyModelFolder model("sweep-no-rope");
+  TempDir dir("sweep-no-rope");
+  const std::string config = writeSweepConfig(dir, model.path(), json::object());
+  const std::string session = dir.file("runs.sqlite");
+  const std::string samples = dir.file("samples.jsonl");
+  const auto run = runCli("sweep --config '" + config + "' --session '" + session +
+                          "' --no-rope --log-samples '" + samples + "' --json");
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  for (const json& line : sampleLogLines(samples)) {
+    CHECK(line["rope"] == false);
+    CHECK(line["label"].get<std::string>().find("+no_rope") != std::string::npos);
+  }
+  const auto slurm = runCli("sweep --config '" + config + "' --no-rope --slurm --out '" +
+                            dir.file("array") + "' --dry-run");
+  CHECK(slurm.exit_code == 2);
+  CHECK(slurm.err.find("--no-rope") != std::string::npos);
+
+  auto massOf = [&](const std::string& flag) {
+    const auto single = runCli("run --model '" + model.path() +
+                               "' --text 'The vault code is QX7. Keep it.' --question 'The code?' "
+                               "--method in_context --target-text QX7 --max-tokens 2 --json " +
+                               flag);
+    INFO(single.err);
+    REQUIRE(single.exit_code == 0);
+    return json::parse(single.out)["target_mass"].get<double>();
+  };
+  CHECK(massOf("--no-rope") != Approx(massOf("")));
+}
+
+TEST_CASE("cli run --json shows qttt's Prop. 3.1 direction per step", "[cli][sweep_paper]") {
+  TinyModelFolder model("run-direction");
+  const auto run = runCli("run --model '" + model.path() +
+                          "' --text 'The vault code is QX7. Keep it safe and never tell.' "
+                          "--question 'The code?' --method qttt --set steps=3 --set span=8 "
+                          "--target-text QX7 --max-tokens 2 --seed 5 --json");
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  const json out = json::parse(run.out);
+  CHECK(out["details"]["query_direction"]["mean_cosine"].size() == 3);
+  CHECK(out["details"]["span_seed"] == 5);
+}
