@@ -1,10 +1,43 @@
 #include "analysis/figure.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace studio::analysis {
 
+double ColourRange::position(double value) const {
+  if (!std::isfinite(value) || (log_scale && value <= 0)) return std::nan("");
+  const double v = log_scale ? std::log10(value) : value;
+  const double lo = log_scale ? std::log10(low) : low, hi = log_scale ? std::log10(high) : high;
+  if (!(hi > lo)) return 0.5;
+  return std::clamp((v - lo) / (hi - lo), 0.0, 1.0);
+}
+
+ColourRange FigureTokenText::colourRange() const {
+  ColourRange range;
+  range.log_scale = log_scale && !diverging;
+  double lo = INFINITY, hi = -INFINITY;
+  for (float value : values) {
+    if (!std::isfinite(value) || (range.log_scale && value <= 0)) continue;
+    lo = std::min(lo, static_cast<double>(value));
+    hi = std::max(hi, static_cast<double>(value));
+  }
+  if (lo > hi) {  // no value has a colour: any range will do
+    if (range.log_scale) range = {1, 10, true};
+    return range;
+  }
+  if (diverging) {
+    const double top = std::max(std::fabs(lo), std::fabs(hi));
+    lo = -top;
+    hi = top;
+  }
+  range.low = lo;
+  range.high = hi;
+  return range;
+}
+
 bool Figure::hasData() const {
+  if (isTokenText()) return true;  // the text itself, coloured or not
   if (isHeatmap()) {
     for (float value : heatmap.values) {
       if (std::isfinite(value)) return true;

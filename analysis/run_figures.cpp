@@ -12,6 +12,8 @@
 #include "analysis/fast_weight_figures.h"
 #include "analysis/refine_figures.h"
 #include "analysis/routing_figures.h"
+#include "analysis/token_heatmap_figure.h"
+#include "analysis/wilson_interval.h"
 #include "core/common/error.h"
 #include "core/probe/probe_bounds.h"
 
@@ -32,17 +34,6 @@ std::string modelName(const std::vector<const RunTrace*>& runs) {
   return {};
 }
 
-std::string captionOf(const std::vector<const RunTrace*>& runs) {
-  std::string caption;
-  const std::string model = modelName(runs);
-  if (!model.empty()) caption = "model " + model;
-  for (const RunTrace* run : runs) {
-    if (!caption.empty()) caption += "; ";
-    caption += "#" + std::to_string(run->id) + " " + run->parameterText() +
-               " seed=" + std::to_string(run->spec.seed);
-  }
-  return caption;
-}
 
 // The mean over heads and queries of a per-query value.
 template <typename Value>
@@ -260,21 +251,29 @@ struct LengthGroup {
   std::string task;  // the runs' task ("" for a document that is no task item)
   double context = 0;
   std::array<double, kDilutionKinds> measured{kNaN, kNaN, kNaN, kNaN};
+  std::array<double, kDilutionKinds> measured_error{kNaN, kNaN, kNaN, kNaN};  // standard errors
   std::array<double, kDilutionKinds> theory{kNaN, kNaN, kNaN, kNaN};
   double accuracy = kNaN;  // fraction of scored runs that were correct
-  int runs = 0, scored = 0;
+  int runs = 0, scored = 0, correct = 0;
 };
 
-// A mean over the finite values added.
+// A mean over the finite values added, and its standard error.
 struct FiniteMean {
-  double sum = 0;
+  double sum = 0, sum_squares = 0;
   int n = 0;
   void add(double value) {
     if (!std::isfinite(value)) return;
     sum += value;
+    sum_squares += value * value;
     ++n;
   }
   double value() const { return n > 0 ? sum / n : kNaN; }
+  // The sample standard deviation over √n; NaN below two values.
+  double standardError() const {
+    if (n < 2) return kNaN;
+    const double variance = std::max(0.0, (sum_squares - sum * sum / n) / (n - 1));
+    return std::sqrt(variance / n);
+  }
 };
 
 // Keyed by the series label: the method (the sweep's label for it), prefixed with the task when the
@@ -324,11 +323,13 @@ std::map<std::string, std::vector<LengthGroup>> groupByMethodAndLength(
       g.context = s.context / s.n;
       for (std::size_t k = 0; k < kDilutionKinds; ++k) {
         g.measured[k] = s.measured[k].value();
+        g.measured_error[k] = s.measured[k].standardError();
         g.theory[k] = s.theory[k].value();
       }
       g.accuracy = s.scored > 0 ? s.correct / s.scored : kNaN;
       g.runs = s.n;
       g.scored = s.scored;
+      g.correct = static_cast<int>(s.correct);
       out[method].push_back(g);
     }
     std::sort(out[method].begin(), out[method].end(),
@@ -362,6 +363,7 @@ Figure dilution(const std::vector<const RunTrace*>& runs, Dilution kind) {
   f.empty_text = "No finished runs with attention probes: run a sweep over context lengths.";
   const auto groups = groupByMethodAndLength(runs);
   int color = 0;
+  bool bars = false;
   for (const auto& [method, points] : groups) {
     FigureSeries series;
     series.name = "measured: " + method;
@@ -369,9 +371,14 @@ Figure dilution(const std::vector<const RunTrace*>& runs, Dilution kind) {
     for (const LengthGroup& g : points) {
       series.xs.push_back(g.context);
       series.ys.push_back(g.measured[k]);
+      // A point of several items: ± one standard error of their mean.
+      series.lows.push_back(g.measured[k] - g.measured_error[k]);
+      series.highs.push_back(g.measured[k] + g.measured_error[k]);
+      bars = bars || std::isfinite(g.measured_error[k]);
     }
     f.series.push_back(std::move(series));
   }
+  if (bars) f.caption = "Bars: ± 1 standard error of the mean over each point's runs.";
   // The paper's line per task, from the probes of one method's runs (in_context's when there are
   // any: the model before any adaptation), at the lengths its measured line has.
   std::map<std::string, std::string> bound_label;  // task -> the label whose runs draw its line
@@ -398,12 +405,14 @@ Figure dilution(const std::vector<const RunTrace*>& runs, Dilution kind) {
   return f;
 }
 
-// The qTTT paper's Figure 1: accuracy against context length, one line per method.
+// The qTTT paper's Figure 1: accuracy against context length, one line per method, each point
+// with its 95 % Wilson interval over the point's items.
 Figure accuracy(const std::vector<const RunTrace*>& runs) {
   Figure f;
   f.title = "Accuracy against context length";
   f.x_label = "context length T (tokens, log scale)";
   f.y_label = "accuracy (fraction of items correct)";
+  f.caption = "Bars: 95 % Wilson intervals over each point's items.";
   f.log_x = true;
   f.empty_text = "No finished, scored runs: run a sweep of a task over context lengths.";
   int color = 0;
@@ -415,6 +424,9 @@ Figure accuracy(const std::vector<const RunTrace*>& runs) {
       if (g.scored == 0) continue;
       series.xs.push_back(g.context);
       series.ys.push_back(g.accuracy);
+      const ProportionInterval interval = wilsonInterval(g.correct, g.scored);
+      series.lows.push_back(interval.low);
+      series.highs.push_back(interval.high);
     }
     if (!series.xs.empty()) f.series.push_back(std::move(series));
   }
@@ -445,11 +457,24 @@ const std::vector<std::pair<std::string, FigureMaker>>& figureMakers() {
       {"refine_steps", refineStepsFigure},
       {"routing", [](Runs runs) { return routingFigure(runs); }},
       {"routing_cache", routingCacheFigure},
+      {"token_heatmap", [](Runs runs) { return tokenHeatmapFigure(runs); }},
   };
   return makers;
 }
 
 }  // namespace
+
+std::string runsCaption(const std::vector<const RunTrace*>& runs) {
+  std::string caption;
+  const std::string model = modelName(runs);
+  if (!model.empty()) caption = "model " + model;
+  for (const RunTrace* run : runs) {
+    if (!caption.empty()) caption += "; ";
+    caption += "#" + std::to_string(run->id) + " " + run->parameterText() +
+               " seed=" + std::to_string(run->spec.seed);
+  }
+  return caption;
+}
 
 const std::vector<std::string>& runFigureNames() {
   static const std::vector<std::string> names = [] {
@@ -471,7 +496,8 @@ Figure makeRunFigure(const std::string& name, const std::vector<const RunTrace*>
   }
   Figure f = it->second(runs);
   f.name = name;
-  f.caption = captionOf(runs);
+  // What the figure itself notes (its error bars, what it shows of the document), then the runs.
+  f.caption = f.caption.empty() ? runsCaption(runs) : f.caption + " " + runsCaption(runs);
   return f;
 }
 

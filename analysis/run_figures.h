@@ -13,11 +13,14 @@
 //   dilution_margin the set margin, with Definition 2.1's log(τ/(1−τ)) (τ = 0.9)
 //   dilution_gap    the pairwise gap (best target − best other logit), with Lemma 2.3's required
 //                   log((T−1)(1−ε)/ε) (ε = 0.1)
-//   accuracy        accuracy against context length, per method
+//   accuracy        accuracy against context length, per method, with 95 % Wilson intervals
 //   train_loss      the trainer's loss per step
-//   fast_weight_loss, refine, refine_steps, routing, routing_cache: fast_weight_figures.h,
-//                   refine_figures.h, routing_figures.h
-// The caption line names every run with its parameters and the model.
+//   fast_weight_loss, refine, refine_steps, routing, routing_cache, token_heatmap:
+//                   fast_weight_figures.h, refine_figures.h, routing_figures.h,
+//                   token_heatmap_figure.h
+// A point that averages several runs (a sweep's seeds or items of one length) carries an error
+// bar: accuracy its 95 % Wilson interval, the dilution figures ± one standard error of the mean.
+// The caption line says what the bars are, then names every run with its parameters and the model.
 
 #include <string>
 #include <vector>
@@ -28,6 +31,9 @@
 namespace studio::analysis {
 
 const std::vector<std::string>& runFigureNames();
+
+// "model qwen3; #1 qttt steps=8 lr=0.001 seed=0; #2 ...": the runs a figure draws, for its caption.
+std::string runsCaption(const std::vector<const RunTrace*>& runs);
 
 // Throws studio::Error (Argument) naming `--figure` and listing the names for an unknown one.
 // Runs without the data a figure needs are left out of it (an empty figure says what is missing).

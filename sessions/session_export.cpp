@@ -92,18 +92,6 @@ json runToJson(const SessionReader& reader, const RunSummary& run, std::size_t& 
 
 // --- CSV ---
 
-std::string csvField(std::string_view text) {
-  const bool quote = text.find_first_of(",\"\r\n") != std::string_view::npos ||
-                     (!text.empty() && (text.front() == ' ' || text.back() == ' '));
-  if (!quote) return std::string(text);
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + '"';
-}
-
 std::string csvValue(const SqliteStatement& statement, int column) {
   switch (statement.columnType(column)) {
     case SQLITE_NULL:
@@ -163,6 +151,18 @@ std::size_t writeEventTableCsv(SqliteDatabase& db, const std::string& table, Run
   return writeCsv(
       db, "SELECT * FROM " + table + (runs ? " WHERE run_id = ?1" : "") + " ORDER BY " + order,
       runs, path);
+}
+
+std::string csvField(std::string_view text) {
+  const bool quote = text.find_first_of(",\"\r\n") != std::string_view::npos ||
+                     (!text.empty() && (text.front() == ' ' || text.back() == ' '));
+  if (!quote) return std::string(text);
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + '"';
 }
 
 std::string csvSiblingPath(const std::string& out_path, const std::string& table) {

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace studio::sessions {
@@ -41,6 +42,9 @@ class SqliteDatabase;
 // writes for every kind, usable for a kind of one's own. Returns the rows written.
 std::size_t writeEventTableCsv(SqliteDatabase& db, const std::string& table, RunSelection runs,
                                const std::string& path);
+
+// A CSV field (RFC 4180): quoted when it holds a comma, a quote, a line break or edge spaces.
+std::string csvField(std::string_view text);
 
 // Where the CSV export puts `table` next to `out_path` ("out/x.csv" -> "out/x.tokens.csv").
 std::string csvSiblingPath(const std::string& out_path, const std::string& table);
