@@ -12,10 +12,12 @@ namespace studio::views {
 
 using analysis::AttentionStrip;
 using analysis::AttentionWindowData;
+using analysis::ColourRange;
 using analysis::DocumentAttention;
 using analysis::Figure;
 using analysis::FigureHeatmap;
 using analysis::FigureSeries;
+using analysis::FigureTokenText;
 using analysis::HeadGrid;
 using analysis::RunTrace;
 using analysis::WindowScope;

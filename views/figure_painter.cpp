@@ -72,8 +72,10 @@ constexpr double kSmallestTextPx = 9;
 // Charts lower than this leave their caption to the tooltip.
 constexpr double kCaptionMinHeight = 240;
 
-Fonts fontsFor(const QRectF& rect) {
-  const double base = std::max(11.0, std::min(rect.height() / 34.0, rect.width() / 50.0));
+Fonts fontsFor(const QRectF& rect, const FigurePaintOptions& options) {
+  const double base = options.font_px > 0
+                          ? options.font_px
+                          : std::max(11.0, std::min(rect.height() / 34.0, rect.width() / 50.0));
   return {figureFont(base * 1.2, true), figureFont(base), figureFont(base * 0.9),
           figureFont(base * 0.85)};
 }
@@ -203,6 +205,18 @@ void drawSeries(QPainter& p, const Figure& f, const QRectF& plot, Range xr, Rang
       p.setBrush(Qt::NoBrush);
       p.drawPath(path);
     }
+    if (series.lows.size() == n && series.highs.size() == n) {
+      QPen bar_pen(color, std::max(1.0, marker / 3));
+      p.setPen(bar_pen);
+      for (std::size_t i = 0; i < n; ++i) {
+        const double x = series.xs[i], low = series.lows[i], high = series.highs[i];
+        if (!drawable(x, low, f) || !drawable(x, high, f)) continue;
+        const QPointF bottom = map(x, low), top = map(x, high);
+        p.drawLine(bottom, top);
+        p.drawLine(bottom - QPointF(marker, 0), bottom + QPointF(marker, 0));
+        p.drawLine(top - QPointF(marker, 0), top + QPointF(marker, 0));
+      }
+    }
     const bool points = series.style == FigureSeries::Style::Points ||
                         series.style == FigureSeries::Style::LineWithPoints;
     if (!points) continue;
@@ -314,10 +328,15 @@ FigurePlotArea drawLinePlot(QPainter& p, const Figure& f, const QRectF& area, co
   FigurePlotArea placed;
   Range xr, yr;
   for (const FigureSeries& s : f.series) {
+    const bool bars = s.lows.size() == s.ys.size() && s.highs.size() == s.ys.size();
     for (std::size_t i = 0; i < s.xs.size() && i < s.ys.size(); ++i) {
       if (!drawable(s.xs[i], s.ys[i], f)) continue;
       xr.add(toAxis(s.xs[i], f.log_x));
       yr.add(toAxis(s.ys[i], f.log_y));
+      if (!bars) continue;
+      for (double end : {s.lows[i], s.highs[i]}) {
+        if (drawable(s.xs[i], end, f)) yr.add(toAxis(end, f.log_y));
+      }
     }
   }
   xr = padded(xr, f.log_x);
@@ -414,6 +433,46 @@ int labelStride(int count, double extent, double length) {
   return stride;
 }
 
+// A vertical colour bar, `colour(t)` for t from 0 at the bottom to 1 at the top, with `labels`
+// at t = 0, 1/4, ..., 1 beside it (every other one when it is short).
+template <typename Colour>
+void drawColourBar(QPainter& p, const QRectF& bar, const Colour& colour,
+                   const std::vector<QString>& labels, double label_width, const Fonts& fonts,
+                   FigurePlotArea& placed) {
+  const QFontMetricsF tick_metrics(fonts.tick);
+  const int steps = 64;
+  p.setPen(Qt::NoPen);
+  for (int i = 0; i < steps; ++i) {
+    p.setBrush(colour(1.0 - (i + 0.5) / steps));
+    p.drawRect(QRectF(bar.left(), bar.top() + i * bar.height() / steps, bar.width(),
+                      bar.height() / steps + 0.5));
+  }
+  p.setPen(QPen(Qt::black, 1));
+  p.setBrush(Qt::NoBrush);
+  p.drawRect(bar);
+  p.setFont(fonts.tick);
+  const std::size_t stride = bar.height() >= tick_metrics.height() * 6 ? 1 : 2;
+  const double gaps = static_cast<double>(std::max<std::size_t>(1, labels.size() - 1));
+  for (std::size_t i = 0; i < labels.size(); i += stride) {
+    const double y = bar.bottom() - static_cast<double>(i) / gaps * bar.height();
+    p.drawLine(QPointF(bar.right(), y), QPointF(bar.right() + 3, y));
+    const QRectF box(bar.right() + 5, y - tick_metrics.height() / 2, label_width + 2,
+                     tick_metrics.height());
+    p.drawText(box, Qt::AlignLeft | Qt::AlignVCenter, labels[i]);
+    placed.texts.push_back({FigureText::Role::Tick, labels[i], labels[i], box});
+  }
+}
+
+// The colour bar's five labels (t = 0, 1/4, ..., 1) of `range`.
+std::vector<QString> colourBarLabels(double lo, double hi, bool log_scale) {
+  std::vector<double> values;
+  for (double t : {0.0, 0.25, 0.5, 0.75, 1.0}) {
+    const double value = lo + t * (hi - lo);
+    values.push_back(log_scale ? std::pow(10.0, value) : value);
+  }
+  return tickLabels(values);
+}
+
 void drawHeatmap(QPainter& p, const Figure& f, const QRectF& area, const Fonts& fonts,
                  FigurePlotArea& placed) {
   const FigureHeatmap& h = f.heatmap;
@@ -438,12 +497,7 @@ void drawHeatmap(QPainter& p, const Figure& f, const QRectF& area, const Fonts& 
   const auto column_label = [&](int c) {
     return QString::number(h.column_origin + c * h.column_step, 'f', 0);
   };
-  std::vector<double> bar_values;
-  for (double t : {0.0, 0.25, 0.5, 0.75, 1.0}) {
-    const double value = range.lo + t * (range.hi - range.lo);
-    bar_values.push_back(h.log_scale ? std::pow(10.0, value) : value);
-  }
-  const std::vector<QString> bar_labels = tickLabels(bar_values);
+  const std::vector<QString> bar_labels = colourBarLabels(range.lo, range.hi, h.log_scale);
 
   const QFontMetricsF tick_metrics(fonts.tick);
   double row_width = 0, bar_label_width = 0;
@@ -517,29 +571,104 @@ void drawHeatmap(QPainter& p, const Figure& f, const QRectF& area, const Fonts& 
   drawVerticalTitle(p, QPointF(area.left() + row_fit.height() / 2, plot.center().y()), row_fit,
                     false, placed, row_title);
 
-  // Colour bar with its values and label.
-  const QRectF bar(plot.right() + 14, plot.top(), bar_width, plot.height());
-  const int steps = 64;
-  p.setPen(Qt::NoPen);
-  for (int i = 0; i < steps; ++i) {
-    p.setBrush(colour(1.0 - (i + 0.5) / steps));
-    p.drawRect(QRectF(bar.left(), bar.top() + i * bar.height() / steps, bar.width(),
-                      bar.height() / steps + 0.5));
-  }
-  p.setPen(QPen(Qt::black, 1));
-  p.setBrush(Qt::NoBrush);
-  p.drawRect(bar);
-  p.setFont(fonts.tick);
-  const int bar_stride = bar.height() >= tick_metrics.height() * 6 ? 1 : 2;
-  for (std::size_t i = 0; i < bar_labels.size(); i += bar_stride) {
-    const double y = bar.bottom() - 0.25 * static_cast<double>(i) * bar.height();
-    p.drawLine(QPointF(bar.right(), y), QPointF(bar.right() + 3, y));
-    const QRectF box(bar.right() + 5, y - tick_metrics.height() / 2, bar_label_width + 2,
-                     tick_metrics.height());
-    p.drawText(box, Qt::AlignLeft | Qt::AlignVCenter, bar_labels[i]);
-    placed.texts.push_back({FigureText::Role::Tick, bar_labels[i], bar_labels[i], box});
-  }
+  drawColourBar(p, QRectF(plot.right() + 14, plot.top(), bar_width, plot.height()), colour,
+                bar_labels, bar_label_width, fonts, placed);
   drawVerticalTitle(p, QPointF(area.right() - value_fit.height() / 2, plot.center().y()), value_fit,
+                    true, placed, value_title);
+}
+
+// The document's tokens as wrapped text, each on its value's colour (the heat scale, so text
+// stays readable; blue–white–red for a difference), evidence underlined, and a colour bar on the
+// right. Tokens that do not fit end in an ellipsis.
+void drawTokenText(QPainter& p, const Figure& f, const QRectF& area, const Fonts& fonts,
+                   FigurePlotArea& placed) {
+  const FigureTokenText& t = f.token_text;
+  const ColourRange range = t.colourRange();
+  const auto background = [&](double position) {
+    if (std::isnan(position)) return QColor(235, 235, 235);
+    return t.diverging ? divergingColor(2 * position - 1) : ColorScale::heat().at(position);
+  };
+  const auto ink = [&](double position) {
+    if (std::isnan(position)) return QColor(Qt::black);
+    if (t.diverging)
+      return std::fabs(2 * position - 1) > 0.6 ? QColor(Qt::white) : QColor(Qt::black);
+    return ColorScale::heat().textOn(position);
+  };
+  const double lo = range.log_scale ? std::log10(range.low) : range.low;
+  const double hi = range.log_scale ? std::log10(range.high) : range.high;
+  const std::vector<QString> bar_labels = colourBarLabels(lo, hi, range.log_scale);
+  const QFontMetricsF tick_metrics(fonts.tick);
+  double bar_label_width = 0;
+  for (const QString& label : bar_labels) {
+    bar_label_width = std::max(bar_label_width, tick_metrics.horizontalAdvance(label));
+  }
+  const QString value_title =
+      QString::fromStdString(t.value_label + (range.log_scale ? " (log scale)" : ""));
+  const FittedText value_fit = fitText(value_title, area.height() - 16, fonts.label, 3);
+  const double bar_width = tick_metrics.height() * 1.2;
+  const double right = 14 + bar_width + 5 + bar_label_width + 6 + value_fit.height() + 2;
+  const QRectF text_area = area.adjusted(0, 4, -right, -4);
+  if (text_area.width() < 40 || text_area.height() < 20) return;
+
+  std::vector<bool> underlined(t.tokens.size(), false);
+  for (const auto& [first, end] : t.marked) {
+    for (std::int64_t i = std::max<std::int64_t>(first, 0);
+         i < end && i < static_cast<std::int64_t>(underlined.size()); ++i) {
+      underlined[static_cast<std::size_t>(i)] = true;
+    }
+  }
+  p.setFont(fonts.tick);
+  const double line = tick_metrics.height() * 1.3;  // room for the underline
+  const QString ellipsis = QStringLiteral("…");
+  double x = text_area.left(), y = text_area.top();
+  bool cut = false;
+  // Moves to the next line; false when it does not fit.
+  const auto next_line = [&] {
+    if (y + 2 * line > text_area.bottom()) return false;
+    x = text_area.left();
+    y += line;
+    return true;
+  };
+  for (std::size_t i = 0; i < t.tokens.size() && !cut; ++i) {
+    const double position = range.position(i < t.values.size() ? t.values[i] : NAN);
+    QString token = QString::fromStdString(t.tokens[i]);
+    token.replace(QLatin1Char('\t'), QLatin1Char(' ')).remove(QLatin1Char('\r'));
+    const QStringList pieces = token.split(QLatin1Char('\n'));
+    for (int k = 0; k < pieces.size() && !cut; ++k) {
+      if (k > 0 && !next_line()) cut = true;
+      if (cut || pieces[k].isEmpty()) continue;
+      const QString piece = tick_metrics.elidedText(pieces[k], Qt::ElideRight, text_area.width());
+      const double width = tick_metrics.horizontalAdvance(piece);
+      if (x > text_area.left() && x + width > text_area.right() && !next_line()) {
+        cut = true;
+        continue;
+      }
+      const QRectF box(x, y, width, tick_metrics.height());
+      p.fillRect(box, background(position));
+      p.setPen(ink(position));
+      p.drawText(box, Qt::AlignLeft | Qt::AlignVCenter, piece);
+      if (underlined[i]) {
+        p.setPen(QPen(Qt::black, 1.2));
+        p.drawLine(QPointF(box.left(), box.bottom() + 1.5),
+                   QPointF(box.right(), box.bottom() + 1.5));
+      }
+      x += width;
+    }
+  }
+  if (cut) {
+    p.setPen(Qt::black);
+    const double width = tick_metrics.horizontalAdvance(ellipsis);
+    p.drawText(QRectF(std::min(x, text_area.right() - width), y, width, tick_metrics.height()),
+               Qt::AlignLeft | Qt::AlignVCenter, ellipsis);
+  }
+  const QRectF bar(text_area.right() + 14, text_area.top(), bar_width, text_area.height());
+  drawColourBar(
+      p, bar,
+      [&](double position) {
+        return t.diverging ? divergingColor(2 * position - 1) : ColorScale::heat().at(position);
+      },
+      bar_labels, bar_label_width, fonts, placed);
+  drawVerticalTitle(p, QPointF(area.right() - value_fit.height() / 2, bar.center().y()), value_fit,
                     true, placed, value_title);
 }
 
@@ -558,26 +687,29 @@ double FigurePlotArea::xAt(double px) const {
   return log_x ? std::pow(10.0, axis) : axis;
 }
 
-FigurePlotArea paintFigure(QPainter& p, const QRectF& rect, const Figure& f) {
+FigurePlotArea paintFigure(QPainter& p, const QRectF& rect, const Figure& f,
+                           const FigurePaintOptions& options) {
   p.save();
   p.setRenderHint(QPainter::Antialiasing);
   p.setRenderHint(QPainter::TextAntialiasing);
   p.fillRect(rect, Qt::white);
-  const Fonts fonts = fontsFor(rect);
+  const Fonts fonts = fontsFor(rect, options);
   const double pad = std::max(6.0, rect.height() / 60);
   FigurePlotArea placed;
 
   p.setPen(Qt::black);
-  const QString title_text = QString::fromStdString(f.title);
-  const FittedText title_fit = fitText(title_text, rect.width() - 2 * pad, fonts.title, 1);
-  const QRectF title(rect.left() + pad, rect.top() + pad, rect.width() - 2 * pad,
-                     title_fit.height() * 1.15);
-  drawFitted(p, title, title_fit, Qt::AlignHCenter);
-  record(placed, FigureText::Role::Title, title_fit, title_text, title);
+  QRectF title(rect.left() + pad, rect.top() + pad, rect.width() - 2 * pad, 0);
+  if (options.title) {
+    const QString title_text = QString::fromStdString(f.title);
+    const FittedText title_fit = fitText(title_text, rect.width() - 2 * pad, fonts.title, 1);
+    title.setHeight(title_fit.height() * 1.15);
+    drawFitted(p, title, title_fit, Qt::AlignHCenter);
+    record(placed, FigureText::Role::Title, title_fit, title_text, title);
+  }
   // The caption (the runs' parameters) wraps onto two lines, the rest is in the view's tooltip;
   // a small chart leaves it all to the tooltip, so the plot keeps its room.
   double caption_height = 0;
-  if (!f.caption.empty() && rect.height() >= kCaptionMinHeight) {
+  if (options.caption && !f.caption.empty() && rect.height() >= kCaptionMinHeight) {
     const QString caption_text = QString::fromStdString(f.caption);
     const QFontMetricsF metrics(fonts.caption);
     const FittedText caption_fit{
@@ -596,6 +728,8 @@ FigurePlotArea paintFigure(QPainter& p, const QRectF& rect, const Figure& f) {
     p.setFont(fonts.label);
     p.setPen(QColor(110, 110, 110));
     p.drawText(area, Qt::AlignCenter | Qt::TextWordWrap, QString::fromStdString(f.empty_text));
+  } else if (f.isTokenText()) {
+    drawTokenText(p, f, area, fonts, placed);
   } else if (f.isHeatmap()) {
     drawHeatmap(p, f, area, fonts, placed);
   } else {

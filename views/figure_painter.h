@@ -1,7 +1,8 @@
 #pragma once
 // Draws a Figure with QPainter in a publication style: white background, axes with ticks and
-// labelled units, a legend beside or above the plot (never over the data), readable fonts and
-// the caption wrapped under the plot (left to the tooltip on a small chart). Axis titles shrink
+// labelled units, error bars, a legend beside or above the plot (never over the data), readable
+// fonts and the caption wrapped under the plot (left to the tooltip on a small chart); a token
+// text figure as wrapped text on coloured backgrounds with a colour bar. Axis titles shrink
 // and wrap rather than being cut. The same
 // code draws the on-screen charts and the exported PNG, SVG and PDF files.
 
@@ -48,7 +49,17 @@ struct FigurePlotArea {
   double xAt(double px) const;
 };
 
-// Paints `figure` into `rect` (logical pixels; fonts scale with the rect's height, at least 11 px).
-FigurePlotArea paintFigure(QPainter& painter, const QRectF& rect, const Figure& figure);
+// What a paper asks of a figure beyond its size: the labels' font size, and whether the title
+// and the caption are drawn (a paper sets them in its own text).
+struct FigurePaintOptions {
+  double font_px = 0;  // the axis titles' pixel size (ticks, legend and caption a little less,
+                       // the title a little more); 0: scaled with the rect, at least 11 px
+  bool title = true;
+  bool caption = true;
+};
+
+// Paints `figure` into `rect` (logical pixels).
+FigurePlotArea paintFigure(QPainter& painter, const QRectF& rect, const Figure& figure,
+                           const FigurePaintOptions& options = {});
 
 }  // namespace studio::views

@@ -1,16 +1,13 @@
 #include "views/figure_view.h"
 
 #include <QContextMenuEvent>
-#include <QMouseEvent>
-#include <QFileDialog>
 #include <QMenu>
-#include <QMessageBox>
+#include <QMouseEvent>
 #include <QPainter>
 #include <QScreen>
 #include <QScrollArea>
 
-#include "core/common/error.h"
-#include "views/figure_export.h"
+#include "views/figure_export_dialog.h"
 #include "views/figure_painter.h"
 
 namespace studio::views {
@@ -79,16 +76,7 @@ void FigureView::contextMenuEvent(QContextMenuEvent* event) {
 }
 
 void FigureView::exportWithDialog() {
-  const QString name = QString::fromStdString(m_figure.name.empty() ? "figure" : m_figure.name);
-  const QString path =
-      QFileDialog::getSaveFileName(this, tr("Export figure"), name + QStringLiteral(".svg"),
-                                   tr("SVG (*.svg);;PDF (*.pdf);;PNG (*.png)"));
-  if (path.isEmpty()) return;
-  try {
-    exportFigure(m_figure, path, figureFormatFromPath(path));
-  } catch (const Error& error) {
-    QMessageBox::warning(this, tr("Cannot export the figure"), QString::fromUtf8(error.what()));
-  }
+  exportFigureWithDialog(m_figure, this);
 }
 
 QWidget* scrollingCharts(QWidget* charts, QWidget* parent) {

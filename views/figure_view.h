@@ -20,8 +20,8 @@ class FigureView : public QWidget {
   void setFigure(Figure figure);
   const Figure& figure() const { return m_figure; }
 
-  // Asks for a file name and writes the figure there (format from the suffix); errors go to a
-  // message box.
+  // Asks where and how (figure_export_dialog.h) and writes the figure; errors go to a message
+  // box.
   void exportWithDialog();
   // A window of its own showing this figure over most of the screen (deleted when closed); the
   // chart in it is returned.

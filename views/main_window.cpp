@@ -41,7 +41,7 @@
 #include "views/document_loader.h"
 #include "views/document_panel.h"
 #include "views/document_view.h"
-#include "views/figure_export.h"
+#include "views/figure_export_dialog.h"
 #include "views/figure_view.h"
 #include "views/run_controller.h"
 #include "views/run_traces.h"
@@ -762,16 +762,8 @@ void MainWindow::exportFigure(const std::string& name) {
 }
 
 void MainWindow::exportFigure(const Figure& figure) {
-  const QString path = QFileDialog::getSaveFileName(
-      this, tr("Export figure"), QString::fromStdString(figure.name) + QStringLiteral(".svg"),
-      tr("SVG (*.svg);;PDF (*.pdf);;PNG (*.png)"));
-  if (path.isEmpty()) return;
-  try {
-    views::exportFigure(figure, path, figureFormatFromPath(path));
-    statusBar()->showMessage(tr("Exported %1").arg(path), 6000);
-  } catch (const Error& error) {
-    showError(tr("Cannot export the figure"), QString::fromUtf8(error.what()));
-  }
+  const QStringList written = exportFigureWithDialog(figure, this);
+  if (!written.isEmpty()) statusBar()->showMessage(tr("Exported %1").arg(written.join(", ")), 6000);
 }
 
 }  // namespace studio::views

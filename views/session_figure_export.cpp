@@ -5,7 +5,10 @@
 #include <algorithm>
 #include <memory>
 
+#include "analysis/attention_window_tensors.h"
 #include "analysis/fast_weight_figures.h"
+#include "analysis/figure_data_csv.h"
+#include "analysis/token_heatmap_figure.h"
 #include "core/common/error.h"
 #include "sessions/session_reader.h"
 #include "sessions/session_store.h"
@@ -32,9 +35,11 @@ bool acrossRuns(const std::string& figure) {
   return figure.rfind("dilution_", 0) == 0 || figure == "accuracy" || figure == "train_loss";
 }
 
-Figure attentionWindowFigure(const SessionFigureRequest& request, const RunTrace& run) {
-  const WindowScope scope{request.layer.value_or(0), request.head, request.first_key, request.end_key,
-                          request.document_queries};
+// The window's figure, and its numbers as safetensors beside the picture (added to `files`).
+Figure attentionWindowFigure(const SessionFigureRequest& request, const RunTrace& run,
+                             std::vector<std::string>& files) {
+  const WindowScope scope{request.layer.value_or(0), request.head.value_or(0), request.first_key,
+                          request.end_key, request.document_queries};
   const engine::AttentionWindowRequest window = attentionWindowRequest(run, scope);
   const bool difference = request.window_phase == "difference";
   const auto phase = std::find(window.phases.begin(), window.phases.end(), request.window_phase);
@@ -49,12 +54,30 @@ Figure attentionWindowFigure(const SessionFigureRequest& request, const RunTrace
   AttentionWindowView view;
   view.setWindow(attentionWindowData(run, scope, engine::replayAttentionWindows(run.spec, window, models)));
   view.setLogScale(request.log_scale);
+  const auto phase_index = static_cast<std::size_t>(phase - window.phases.begin());
   if (difference) {
     view.setDifferenceMode(true);
   } else {
-    view.setPhase(static_cast<int>(phase - window.phases.begin()));
+    view.setPhase(static_cast<int>(phase_index));
   }
+  const std::string tensors = analysis::attentionWindowTensorsPath(request.out);
+  analysis::writeAttentionWindowTensors(view.window(), phase_index, difference, tensors);
+  files.push_back(tensors);
   return view.figure();
+}
+
+Figure tokenHeatmap(const SessionFigureRequest& request, const std::vector<const RunTrace*>& runs) {
+  analysis::TokenHeatmapScope scope;
+  scope.quantity = request.quantity;
+  scope.layer = request.layer.value_or(-1);
+  scope.head = request.head.value_or(-1);
+  scope.first_token = request.first_key;
+  scope.end_token = request.end_key;
+  scope.log_scale = request.log_scale;
+  Figure figure = analysis::tokenHeatmapFigure(runs, scope);
+  const std::string runs_text = analysis::runsCaption(runs);
+  figure.caption = figure.caption.empty() ? runs_text : figure.caption + " " + runs_text;
+  return figure;
 }
 
 // fast_weight_loss's layer: −1 (the mean) unless one is asked for, which the run must have.
@@ -78,7 +101,7 @@ std::vector<std::int64_t> figureRunIds(const std::string& figure, std::int64_t r
 }
 
 
-std::string exportSessionFigure(const SessionFigureRequest& request) {
+SessionFigureExport exportSessionFigure(const SessionFigureRequest& request) {
   if (request.session.empty()) throwArgument("--session", "the session file is required");
   if (request.out.empty()) throwArgument("--out", "the output file is required");
   const bool window = request.figure == kAttentionWindowFigure;
@@ -104,18 +127,28 @@ std::string exportSessionFigure(const SessionFigureRequest& request) {
   for (const RunTrace& trace : traces) runs.push_back(&trace);
 
   ensureGuiApplication();
+  SessionFigureExport written;
+  written.files.push_back(request.out);
   Figure figure;
   if (window) {
-    figure = attentionWindowFigure(request, traces.front());
+    figure = attentionWindowFigure(request, traces.front(), written.files);
   } else if (request.figure == "fast_weight_loss") {
     figure = analysis::fastWeightLossFigure(runs, fastWeightLayer(request, traces.front()));
+  } else if (request.figure == "token_heatmap") {
+    figure = tokenHeatmap(request, runs);
   } else {
     figure = makeRunFigure(request.figure, runs);
   }
-  FigureExportOptions options;
-  options.size = request.size;
-  exportFigure(figure, QString::fromStdString(request.out), request.format, options);
-  return figure.title;
+  exportFigure(figure, QString::fromStdString(request.out), request.format, request.options);
+  if (!request.options.caption_path.isEmpty()) {
+    written.files.push_back(request.options.caption_path.toStdString());
+  }
+  if (!request.data_out.empty()) {
+    analysis::writeFigureDataCsv({&figure}, request.data_out);
+    written.files.push_back(request.data_out);
+  }
+  written.title = figure.title;
+  return written;
 }
 
 }  // namespace studio::views

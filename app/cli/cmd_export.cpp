@@ -1,6 +1,7 @@
 // `studio-cli export`: writes what a session holds to files other tools read. One subcommand
 // with one part per source: the session part (--session, --run/--all, --format json|csv, --out)
-// and the figure part (--figure NAME with --session, --run, --format svg|png|pdf, --out), the
+// and the figure part (--figure NAME with --session, --run, --format svg|png|pdf, --out; sized
+// for a paper with --size, --font-size, --no-title, --caption-file; its data with --data), the
 // same figures as the window's File → Export figure…, drawn by studio_views. Without Qt
 // (STUDIO_GUI off) the figure part says so and exits with 2.
 
@@ -17,7 +18,9 @@
 #include "sessions/session_store.h"
 #include "studio/build_info.h"
 #if STUDIO_GUI_BUILT
+#include "analysis/figure_size.h"
 #include "analysis/run_figures.h"
+#include "analysis/token_heatmap_figure.h"
 #include "views/session_figure_export.h"
 #endif
 
@@ -39,10 +42,20 @@ struct FigureCliOptions {
   std::string figure;
   int width = 960;
   int height = 600;
-  // attention_window (and fast_weight_loss's layer; unset: layer 0 for the window, the mean over
-  // the TTT layers for fast_weight_loss)
+  CLI::Option* width_option = nullptr;
+  CLI::Option* height_option = nullptr;
+  std::string size;  // "3.25x2in", "234x144pt", "column", "page"
+  double font_points = 0;
+  CLI::Option* font_option = nullptr;
+  bool no_title = false;
+  std::string caption_file;
+  std::string data;
+  // attention_window and token_heatmap (and fast_weight_loss's layer; unset: layer 0 and head 0
+  // for the window, the mean over layers or heads for token_heatmap, the mean over the TTT
+  // layers for fast_weight_loss)
   std::optional<int> layer;
-  int head = 0;
+  std::optional<int> head;
+  std::string quantity = "attention";
   std::string keys;  // "a:b" document tokens
   bool document_queries = false;
   std::string phase = "prefill";
@@ -127,32 +140,71 @@ void addFigureExportOptions(CLI::App* command, FigureCliOptions& options) {
     names += (names.empty() ? "" : ", ") + name;
   }
   names += std::string(", ") + views::kAttentionWindowFigure +
-           " (a head's query × key window, replayed: --layer, --head, --keys, --phase)";
+           " (a head's query × key window, replayed: --layer, --head, --keys, --phase; its "
+           "numbers as <out>.safetensors beside it)";
+  std::string quantities;
+  for (const std::string& name : analysis::tokenQuantityNames()) {
+    quantities += (quantities.empty() ? "" : ", ") + name;
+  }
 #else
+  const std::string quantities = "(none without Qt)";
   const std::string names = "(this studio-cli was built without Qt: none)";
 #endif
   command->add_option("--figure", options.figure,
                       "Export this figure of --run from --session: " + names);
-  command->add_option("--width", options.width, "Figure width in pixels (1/96 inch)")
-      ->check(CLI::Range(64, 20000));
-  command->add_option("--height", options.height, "Figure height in pixels (1/96 inch)")
-      ->check(CLI::Range(64, 20000));
-  command->add_option("--layer", options.layer,
-                      "attention_window: the layer (default 0); fast_weight_loss: one TTT layer "
-                      "(default: the mean over them)")
+  options.width_option =
+      command->add_option("--width", options.width, "Figure width in pixels (1/96 inch)")
+          ->check(CLI::Range(64, 20000));
+  options.height_option =
+      command->add_option("--height", options.height, "Figure height in pixels (1/96 inch)")
+          ->check(CLI::Range(64, 20000));
+  command
+      ->add_option("--size", options.size,
+                   "Figure size for a paper: WIDTHxHEIGHT in inches or points (3.25x2in, "
+                   "234x144pt), column (3.25 in wide) or page (6.75 in wide), their height at "
+                   "the figures' 16:10; the SVG states it in that unit, the PDF page in points")
+      ->excludes(options.width_option)
+      ->excludes(options.height_option);
+  options.font_option = command->add_option(
+      "--font-size", options.font_points,
+      "Axis titles' font size in points (ticks, legend and caption 10-15 % smaller, the title 20 % "
+      "larger); default: scaled with the figure");
+  command->add_flag("--no-title", options.no_title,
+                    "Leave the title out (a paper's caption says what the figure is)");
+  command->add_option("--caption-file", options.caption_file,
+                      "Write the caption (the runs and their parameters) to this text file "
+                      "instead of into the figure");
+  command->add_option("--data", options.data,
+                      "Also write the figure's plotted data as CSV here: figure,series,x,y,y_low,"
+                      "y_high,token, one row per point (a heatmap's per cell, a token heatmap's "
+                      "per token)");
+  command
+      ->add_option("--layer", options.layer,
+                   "attention_window: the layer (default 0); token_heatmap: the layer "
+                   "(default: the mean over layers); fast_weight_loss: one TTT layer (default: "
+                   "the mean over them)")
       ->check(CLI::NonNegativeNumber);
-  command->add_option("--head", options.head, "attention_window: the query head")
+  command
+      ->add_option("--head", options.head,
+                   "attention_window: the query head (default 0); token_heatmap: the head "
+                   "(default: the mean over heads)")
       ->check(CLI::NonNegativeNumber);
+  command->add_option("--quantity", options.quantity,
+                      "token_heatmap: what colours each document token: " + quantities +
+                          " (default attention: the answer query's attention weight after the "
+                          "prefill)");
   command->add_option("--keys", options.keys,
                       "attention_window: FIRST:END, the document tokens the keys cover (default: "
-                      "all, at most 4096 around their middle)");
+                      "all, at most 4096 around their middle); token_heatmap: the document "
+                      "tokens drawn (default: all, at most 600 around the evidence)");
   command->add_flag("--document-queries", options.document_queries,
                     "attention_window: the keys' own queries (the last 512) instead of the "
                     "question's and answer's last 256");
   command->add_option("--phase", options.phase,
                       "attention_window: prefill (default), qttt, or difference (qttt − prefill)")
       ->check(CLI::IsMember({"prefill", "qttt", "difference"}));
-  command->add_flag("--log", options.log_scale, "attention_window: colour on a log scale");
+  command->add_flag("--log", options.log_scale,
+                    "attention_window, token_heatmap: colour on a log scale");
 }
 
 void runFigureExport(const FigureCliOptions& figure, const SessionExportOptions& session) {
@@ -166,16 +218,29 @@ void runFigureExport(const FigureCliOptions& figure, const SessionExportOptions&
   const std::string format = session.format.empty() ? "svg" : session.format;
   request.format = views::figureFormatFromName(format);
   request.out = session.out;
-  request.size = QSize(figure.width, figure.height);
+  if (!figure.size.empty()) {
+    request.options.setSize(analysis::parseFigureSize(figure.size, "--size"));
+  } else {
+    request.options.size = QSizeF(figure.width, figure.height);
+  }
+  if (figure.font_option->count() > 0) {
+    analysis::checkFontSize(figure.font_points, "--font-size");
+    request.options.font_points = figure.font_points;
+  }
+  request.options.title = !figure.no_title;
+  request.options.caption_path = QString::fromStdString(figure.caption_file);
+  request.data_out = figure.data;
   request.layer = figure.layer;
   request.head = figure.head;
+  request.quantity = figure.quantity;
   if (!figure.keys.empty()) std::tie(request.first_key, request.end_key) = parseKeyRange(figure.keys);
   request.document_queries = figure.document_queries;
   request.window_phase = figure.phase;
   request.log_scale = figure.log_scale;
-  const std::string title = views::exportSessionFigure(request);
-  std::cout << "exported figure " << figure.figure << " (" << title << ") of run " << session.run_id
-            << " as " << format << ": " << session.out << "\n";
+  const views::SessionFigureExport written = views::exportSessionFigure(request);
+  std::cout << "exported figure " << figure.figure << " (" << written.title << ") of run "
+            << session.run_id << " as " << format << ":\n";
+  for (const std::string& file : written.files) std::cout << "  " << file << "\n";
 #else
   throwArgument("--figure",
                 "this studio-cli was built without Qt (STUDIO_GUI=OFF), which draws the figures; "
