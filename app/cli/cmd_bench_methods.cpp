@@ -127,6 +127,7 @@ nlohmann::json benchMethodsAtLength(const BenchMethodsOptions& options, engine::
     spec.params = entry.params;
     std::vector<double> seconds;
     double flops = 0;
+    std::int64_t generated = 0;
     for (int r = 0; r < options.repeats; ++r) {
       BenchMethodsSink sink;
       const engine::RunResult result = engine::executeRun(spec, models, sink, [] { return false; });
@@ -136,10 +137,14 @@ nlohmann::json benchMethodsAtLength(const BenchMethodsOptions& options, engine::
       }
       seconds.push_back(result.wall_seconds);
       flops = result.flops.total();
+      generated = result.generated_tokens;
     }
     const MethodTiming timing = methodTimingOf(seconds);
     row[std::string("t_") + entry.name] = {{"mean", timing.mean}, {"std", timing.stddev}};
     row[std::string("flops_") + entry.name + "_run"] = flops;
+    // A model may end its scratchpad before N_think (EOS, or a "Final:" of its own): shown, so
+    // that a t_think of fewer tokens is not read as the budget's.
+    row[std::string("generated_") + entry.name] = generated;
   }
   return row;
 }
@@ -189,6 +194,10 @@ void runBenchMethods(const BenchMethodsOptions& options) {
               << std::setw(18) << formatMeanStd(row["t_think"]) << std::setw(18)
               << formatMeanStd(row["t_bon"]) << std::setw(18) << formatMeanStd(row["t_qttt"])
               << "\n";
+    std::cout << "        generated tokens: thinking " << row["generated_think"].get<std::int64_t>()
+              << " (of N_think " << row["n_think"].get<std::int64_t>() << "), best-of-N "
+              << row["generated_bon"].get<std::int64_t>() << ", qTTT's answer "
+              << row["generated_qttt"].get<std::int64_t>() << "\n";
   }
 }
 

@@ -32,6 +32,9 @@ TEST_CASE("cli bench methods prints t_ICL, t_think, t_BoN and t_qTTT at matched 
     CHECK(row[t]["mean"].get<double>() > 0);
     CHECK(row[t]["std"].get<double>() >= 0);
   }
+  // Its scratchpad, at most N_think, and an answer of at most 32 tokens.
+  CHECK(row["generated_think"].get<int>() <= row["n_think"].get<int>() + 32);
+  CHECK(row["generated_bon"].get<int>() >= 1);
   // The qTTT run spent the budget that set the others (its prefill and answer on top).
   CHECK(row["flops_qttt_run"].get<double>() > row["flops_qttt"].get<double>());
 
@@ -40,6 +43,7 @@ TEST_CASE("cli bench methods prints t_ICL, t_think, t_BoN and t_qTTT at matched 
   REQUIRE(table.exit_code == 0);
   CHECK(table.out.find("t_qTTT") != std::string::npos);
   CHECK(table.out.find("N_think") != std::string::npos);
+  CHECK(table.out.find("generated tokens: thinking") != std::string::npos);
   const auto short_context =
       runCli("bench methods --model '" + model.path() + "' --lengths 20 --span 16");
   CHECK(short_context.exit_code == 2);
