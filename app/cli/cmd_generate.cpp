@@ -26,7 +26,18 @@ struct GenerateOptions {
   std::int64_t top_k = 0;
   std::uint64_t seed = 0;
   std::vector<std::string> stop;
+  std::string chat = "model";
+  bool no_think = false;
 };
+
+// The checkpoint's chat template, when --prompt is to be written in it (--chat model and a
+// template in the folder); a template that is not recognised is an error naming it.
+const tokenizer::ChatTemplate* chatFor(const GenerateOptions& options,
+                                       const tokenizer::FolderChatTemplate& chat) {
+  if (options.chat == "none" || options.prompt.empty() || !chat.present()) return nullptr;
+  if (!chat.known) throwArgument("--chat", chat.unknown + "; use --chat none for plain text");
+  return &*chat.known;
+}
 
 void runGenerate(const GenerateOptions& options) {
   if (options.max_tokens < 1) throwArgument("--max-tokens", "must be at least 1");
@@ -34,7 +45,13 @@ void runGenerate(const GenerateOptions& options) {
   if (options.top_p <= 0 || options.top_p > 1) throwArgument("--top-p", "must be in (0, 1]");
   if (options.top_k < 0) throwArgument("--top-k", "must be >= 0 (0 is no limit)");
   const LoadedForCli loaded = loadForCli(options.model);
-  const CliInput input = readInput(loaded, options.prompt, options.ids);
+  const tokenizer::ChatTemplate* chat = chatFor(options, loaded.chat);
+  tokenizer::ChatPromptOptions chat_options;
+  chat_options.enable_thinking = !options.no_think;
+  const std::string text =
+      chat ? tokenizer::renderChat(*chat, {{"user", options.prompt, std::nullopt, {}}}, chat_options)
+           : options.prompt;
+  const CliInput input = readInput(loaded, text, options.ids);
 
   torch::NoGradGuard no_grad;
   model::CausalLMImpl& lm = *loaded.model->lm;
@@ -43,12 +60,14 @@ void runGenerate(const GenerateOptions& options) {
   model::Sampler sampler({options.temperature, options.top_p, options.top_k, options.seed});
   model::StopCriteria stop;
   stop.max_tokens = options.max_tokens;
+  // The checkpoint's EOS ids and, in a chat, the template's end of turn.
   stop.eos_ids = loaded.model->eos_ids;
-  if (loaded.tokenizer) {
-    for (const char* name : {"<|im_end|>", "<|endoftext|>"}) {
-      if (auto id = loaded.tokenizer->tokenId(name)) stop.eos_ids.push_back(*id);
+  if (chat) {
+    if (auto id = loaded.tokenizer->tokenId(chat->endOfTurn())) {
+      stop.eos_ids.push_back(*id);
     }
-  } else if (!options.stop.empty()) {
+  }
+  if (!loaded.tokenizer && !options.stop.empty()) {
     throwArgument("--stop", "stop strings need the model folder's tokenizer.json");
   }
   stop.stop_strings = options.stop;
@@ -89,6 +108,9 @@ void addGenerateCommand(CLI::App& app, int& exit_code) {
   command->add_option("--top-k", options->top_k, "0 is no limit")->capture_default_str();
   command->add_option("--seed", options->seed, "Sampling seed")->capture_default_str();
   command->add_option("--stop", options->stop, "Stop strings (repeatable)");
+  addChatOption(command, options->chat);
+  command->add_flag("--no-think", options->no_think,
+                    "In Qwen3's chat template: write the empty think block (enable_thinking off)");
   setCommandAction(command, exit_code, [options] { runGenerate(*options); });
 }
 

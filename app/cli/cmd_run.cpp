@@ -54,6 +54,7 @@ struct RunOptions {
   bool json = false;
   bool events = false;
   bool no_rope = false;
+  std::string chat = "model";
 };
 
 // "a:b": code points [a, b) of the document.
@@ -123,6 +124,7 @@ engine::RunSpec specOf(const RunOptions& options) {
   if (options.max_tokens > 0) spec.max_answer_tokens = options.max_tokens;
   spec.seed = options.seed;
   spec.rope = !options.no_rope;
+  spec.chat = options.chat;
   // Bad method names and parameters are bad input (exit 2), found before the model loads.
   const engine::Method& method = engine::MethodRegistry::instance().get(spec.method);
   resolveParams(method.name(), method.params(), spec.params);
@@ -261,6 +263,7 @@ void addRunCommand(CLI::App& app, int& exit_code) {
   command->add_flag("--no-rope", options->no_rope,
                     "The No-RoPE ablation (App. 12): skip the rotary position embedding in every "
                     "layer for this run");
+  addChatOption(command, options->chat);
   command->add_flag("--events", options->events, "Print events as JSON lines on stderr");
   setCommandAction(command, exit_code, [options, &exit_code] { exit_code = runOnce(*options); });
 }

@@ -162,7 +162,7 @@ class CellRunner {
           throwError(ErrorKind::Tokenizer, config.model, "tokenizer.json",
                      "a sweep needs the model's tokenizer");
         }
-        const auto prompt = engine::preparePrompt(spec, *cached.tokenizer, false);
+        const auto prompt = engine::preparePrompt(spec, *cached.tokenizer, false, cached.chat);
         spec.budget_flops = engine::generationFlops(
             engine::FlopShape::of(cached.model->config), static_cast<double>(prompt.length()),
             static_cast<double>(config.budget_think_tokens));

@@ -111,6 +111,15 @@ void addModelOptions(CLI::App* command, ModelOptions& options) {
 
 void adoptModelOptionSpellings(CLI::App& app) { adoptSpellingsIn(app); }
 
+void addChatOption(CLI::App* command, std::string& chat) {
+  command
+      ->add_option("--chat", chat,
+                   "model: write the prompt in the checkpoint's chat template (tokenizer_config.json) "
+                   "when it has one; none: plain text")
+      ->check(CLI::IsMember({"model", "none"}))
+      ->capture_default_str();
+}
+
 LoadedForCli loadForCli(const ModelOptions& options) {
   model::LoadOptions load;
   load.device = options.device;
@@ -118,6 +127,7 @@ LoadedForCli loadForCli(const ModelOptions& options) {
   LoadedForCli loaded;
   loaded.model = model::loadModel(options.model, load);
   loaded.tokenizer = engine::loadFolderTokenizer(options.model);
+  loaded.chat = tokenizer::readFolderChatTemplate(options.model);
   return loaded;
 }
 

@@ -16,6 +16,7 @@
 
 #include "core/common/span.h"
 #include "core/model/model_loader.h"
+#include "core/tokenizer/chat_template.h"
 #include "core/tokenizer/tokenizer.h"
 
 namespace studio::cli {
@@ -28,6 +29,9 @@ struct ModelOptions {
 
 // Adds --model (required), --device and --dtype with the spellings above.
 void addModelOptions(CLI::App* command, ModelOptions& options);
+
+// --chat model|none (default model): whether text is written in the checkpoint's chat template.
+void addChatOption(CLI::App* command, std::string& chat);
 
 // --model: an existing folder stays as it is; Org/Name[@revision] becomes its snapshot folder in
 // the Hugging Face cache (model::resolveModelFolder); a name not in the cache fails to parse with
@@ -47,6 +51,7 @@ void adoptModelOptionSpellings(CLI::App& app);
 struct LoadedForCli {
   std::shared_ptr<model::LoadedModel> model;
   std::shared_ptr<const tokenizer::Tokenizer> tokenizer;  // null when the folder has none
+  tokenizer::FolderChatTemplate chat;                     // tokenizer_config.json's template
 };
 LoadedForCli loadForCli(const ModelOptions& options);
 

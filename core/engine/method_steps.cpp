@@ -91,8 +91,10 @@ DecodeOutcome decode(RunContext& context, model::ModelState& state, torch::Tenso
   model::Sampler sampler(request.sampling);
   model::StopCriteria stop;
   stop.max_tokens = request.max_tokens;
-  stop.eos_ids = context.eosIds();
+  stop.eos_ids = context.stopIds(prompt);
   stop.stop_strings = request.stop_strings;
+  stop.exact_length = request.exact_length;
+  stop.suppressed_ids = request.suppressed_ids;
   model::DecodeHooks hooks;
   hooks.cancelled = [&] { return context.cancelled(); };
   hooks.on_token = [&](const model::GeneratedToken& token) {

@@ -32,6 +32,10 @@ struct DecodeRequest {
   model::SamplingParams sampling;
   std::int64_t max_tokens = 32;
   std::vector<std::string> stop_strings;
+  // Exactly max_tokens: the prompt's stop ids (RunContext::stopIds) are never sampled and the
+  // stop strings do not stop (model::StopCriteria::exact_length).
+  bool exact_length = false;
+  std::vector<std::int64_t> suppressed_ids;  // never sampled (a forced think block's end)
   TokenPhase phase = TokenPhase::Answer;  // the tokens' phase, and the progress stage's name
   int branch = 0;
   bool probe_steps = true;       // emit a ProbeEvent per fed token (needs targets)

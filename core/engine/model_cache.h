@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/tokenizer/chat_template.h"
 #include "core/tokenizer/tokenizer.h"
 
 namespace studio::model {
@@ -18,6 +19,7 @@ namespace studio::engine {
 struct CachedModel {
   std::shared_ptr<model::LoadedModel> model;
   std::shared_ptr<const tokenizer::Tokenizer> tokenizer;  // null when the folder has none
+  tokenizer::FolderChatTemplate chat;                     // tokenizer_config.json's template
 };
 
 class ModelCache {

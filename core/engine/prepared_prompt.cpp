@@ -47,12 +47,44 @@ std::vector<Span> findTextSpans(const std::string& text, const std::string& need
   return spans;
 }
 
-PreparedPrompt preparePrompt(const RunSpec& spec, const tokenizer::Tokenizer& tokenizer,
+namespace {
+
+// The user turn and the generation prompt in `chat`'s format; `built.context_offset` is moved to
+// where the document sits in the rendered prompt.
+std::string renderChatPrompt(const tokenizer::ChatTemplate& chat, BuiltPrompt& built,
                              bool thinking) {
+  std::string content = built.text;
+  if (chat.hasThinkingSwitch()) content += thinking ? "/think" : "/no_think";
+  tokenizer::ChatPromptOptions options;
+  options.enable_thinking = thinking;
+  const std::string text = tokenizer::renderChat(chat, {{"user", content, std::nullopt, {}}}, options);
+  // Templates that trim the turn (Llama 3, Gemma) keep its start: the template's [SYSTEM] line.
+  const std::size_t at = text.find(tokenizer::pythonStrip(content));
+  if (at == std::string::npos) {
+    throwError(ErrorKind::Internal, "", "chat", chat.name() + " template dropped the user turn");
+  }
+  built.context_offset += at;
+  return text;
+}
+
+}  // namespace
+
+PreparedPrompt preparePrompt(const RunSpec& spec, const tokenizer::Tokenizer& tokenizer,
+                             bool thinking, const tokenizer::FolderChatTemplate& chat) {
   PromptParts parts{spec.task_description, spec.document_text, spec.question, ""};
-  const BuiltPrompt built = thinking ? thinkingPrompt(parts) : answerPrompt(parts);
   PreparedPrompt prompt;
-  prompt.text = built.text;
+  const bool chatting = spec.chat == "model" && chat.present();
+  if (chatting && !chat.known) {
+    throwError(ErrorKind::Unsupported, "", "--chat",
+               chat.unknown + "; run with --chat none for the plain App. 11 prompt");
+  }
+  BuiltPrompt built = thinking ? thinkingPrompt(parts, !chatting) : answerPrompt(parts, !chatting);
+  if (chatting) {
+    prompt.chat = chat.known;
+    prompt.text = renderChatPrompt(*chat.known, built, thinking);
+  } else {
+    prompt.text = built.text;
+  }
   prompt.context_offset = built.context_offset;
   prompt.context_bytes = spec.document_text.size();
   prompt.thinking = thinking;
@@ -89,6 +121,22 @@ PreparedPrompt preparePrompt(const RunSpec& spec, const tokenizer::Tokenizer& to
     prompt.target_tokens = tokensCovering(prompt.token_bytes, bytes);
   }
   return prompt;
+}
+
+std::string thinkingSuffixFor(const PreparedPrompt& prompt, const std::string& scratchpad) {
+  if (!prompt.chat || !prompt.chat->hasThinkingSwitch()) return thinkingSuffix();
+  return scratchpad.find("</think>") == std::string::npos ? "\n</think>\n\nFinal:" : "\n\nFinal:";
+}
+
+std::vector<std::int64_t> stopIdsFor(const PreparedPrompt& prompt,
+                                     const std::vector<std::int64_t>& eos_ids,
+                                     const tokenizer::Tokenizer& tokenizer) {
+  std::vector<std::int64_t> ids = eos_ids;
+  if (prompt.chat) {
+    const auto end = tokenizer.tokenId(prompt.chat->endOfTurn());
+    if (end && std::find(ids.begin(), ids.end(), *end) == ids.end()) ids.push_back(*end);
+  }
+  return ids;
 }
 
 }  // namespace studio::engine

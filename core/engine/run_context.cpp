@@ -1,7 +1,5 @@
 #include "core/engine/run_context.h"
 
-#include <algorithm>
-
 #include "core/common/error.h"
 #include "core/engine/answer_attention.h"
 
@@ -27,7 +25,7 @@ RunContext::RunContext(RunSpec spec, nlohmann::json params,
 
 const PreparedPrompt& RunContext::prompt(bool thinking) {
   auto& slot = m_prompts[thinking ? 1 : 0];
-  if (!slot) slot = preparePrompt(m_spec, *m_tokenizer, thinking);
+  if (!slot) slot = preparePrompt(m_spec, *m_tokenizer, thinking, m_chat);
   return *slot;
 }
 
@@ -68,14 +66,8 @@ double RunContext::elapsedSeconds() const {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
 }
 
-std::vector<std::int64_t> RunContext::eosIds() const {
-  std::vector<std::int64_t> ids = m_model->eos_ids;
-  for (const char* name : {"<|im_end|>", "<|endoftext|>"}) {
-    if (auto id = m_tokenizer->tokenId(name)) {
-      if (std::find(ids.begin(), ids.end(), *id) == ids.end()) ids.push_back(*id);
-    }
-  }
-  return ids;
+std::vector<std::int64_t> RunContext::stopIds(const PreparedPrompt& prompt) const {
+  return stopIdsFor(prompt, m_model->eos_ids, *m_tokenizer);
 }
 
 }  // namespace studio::engine

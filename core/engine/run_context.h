@@ -17,6 +17,7 @@
 #include "core/model/mixer.h"
 #include "core/model/model_loader.h"
 #include "core/probe/probe_math.h"
+#include "core/tokenizer/chat_template.h"
 #include "core/tokenizer/tokenizer.h"
 
 namespace studio::engine {
@@ -43,6 +44,9 @@ class RunContext {
   const std::shared_ptr<const tokenizer::Tokenizer>& tokenizer() const { return m_tokenizer; }
   FlopShape flopShape() const { return FlopShape::of(m_model->config); }
 
+  // The model folder's chat template (model_cache.h); without one every prompt is plain. Set it
+  // before the first prompt() call.
+  void setChatTemplate(tokenizer::FolderChatTemplate chat) { m_chat = std::move(chat); }
   // The prompt in the answer or thinking template (built once each).
   const PreparedPrompt& prompt(bool thinking = false);
 
@@ -61,7 +65,8 @@ class RunContext {
   double elapsedSeconds() const;
 
   probe::ProbeOptions probe_options;
-  std::vector<std::int64_t> eosIds() const;
+  // The ids that end the model's turn in `prompt` (prepared_prompt.h's stopIdsFor).
+  std::vector<std::int64_t> stopIds(const PreparedPrompt& prompt) const;
 
  private:
   RunSpec m_spec;
@@ -71,6 +76,7 @@ class RunContext {
   EventCallback m_emit;
   CancelCheck m_cancelled;
   AttentionStateHook m_attention_state;
+  tokenizer::FolderChatTemplate m_chat;
   std::optional<PreparedPrompt> m_prompts[2];
   std::chrono::steady_clock::time_point m_start;
   std::string m_stage;

@@ -60,6 +60,7 @@ RunResult executeRun(const RunSpec& spec, ModelCache& models, EventSink& sink,
         spec, nlohmann::json::object(), cached.model, cached.tokenizer,
         [&sink](const Event& event) { sink.event(event); },
         [&sink, &cancelled] { return sink.satisfied() || (cancelled && cancelled()); });
+    context.setChatTemplate(cached.chat);
     context.setAttentionStateHook([&sink](const std::string& phase, model::CausalLMImpl& lm,
                                           const model::ModelState& state,
                                           const PreparedPrompt& prompt) {

@@ -63,6 +63,7 @@ json RunSpec::toJson() const {
               {"params", params},
               {"seed", seed},
               {"max_answer_tokens", max_answer_tokens},
+              {"chat", chat},
               {"rope", rope}};
   out["budget_flops"] = budget_flops ? json(*budget_flops) : json(nullptr);
   return out;
@@ -84,6 +85,10 @@ RunSpec RunSpec::fromJson(const json& in) {
   read(in, "method", spec.method);
   read(in, "seed", spec.seed);
   read(in, "max_answer_tokens", spec.max_answer_tokens);
+  read(in, "chat", spec.chat);
+  if (spec.chat != "model" && spec.chat != "none") {
+    throwArgument("run_spec.chat", "must be \"model\" or \"none\", got \"" + spec.chat + "\"");
+  }
   read(in, "rope", spec.rope);
   if (in.contains("task_meta") && in["task_meta"].is_object()) spec.task_meta = in["task_meta"];
   if (in.contains("params") && !in["params"].is_null()) {

@@ -42,6 +42,9 @@ struct RunSpec {
   std::uint64_t seed = 0;
   std::optional<double> budget_flops;  // when set, the method sizes itself to this budget
   std::int64_t max_answer_tokens = 32;
+  // "model": the checkpoint's chat template (tokenizer_config.json) when it has one; "none": the
+  // plain App. 11 prompt (prepared_prompt.h).
+  std::string chat = "model";
   // false: the No-RoPE ablation (qTTT paper App. 12, Tables 2–3), every method alike: the model's
   // rotary embedding is skipped for the whole run (--no-rope).
   bool rope = true;

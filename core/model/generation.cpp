@@ -53,10 +53,26 @@ Generation generate(CausalLMImpl& lm, ModelState& state, torch::Tensor logits, S
   if (tokenizer) decoder = std::make_unique<tokenizer::StreamDecoder>(tokenizer);
   // Ids past the tokenizer's vocabulary (a padded embedding) are never sampled: decoding one
   // would end the run and lose its answer.
-  const torch::Tensor undecodable =
+  torch::Tensor never_sampled =
       tokenizer ? undecodableIds(*tokenizer, logits.size(-1), logits.device()) : torch::Tensor();
+  const std::vector<std::string> no_strings;
+  const std::vector<std::string>& stop_strings = stop.exact_length ? no_strings : stop.stop_strings;
+  std::vector<std::int64_t> suppressed = stop.suppressed_ids;
+  if (stop.exact_length) {
+    suppressed.insert(suppressed.end(), stop.eos_ids.begin(), stop.eos_ids.end());
+  }
+  if (!suppressed.empty()) {
+    // [vocab] bool: the undecodable ids and the suppressed ones.
+    never_sampled = never_sampled.defined()
+                        ? never_sampled.clone()
+                        : torch::zeros({logits.size(-1)},
+                                       torch::dtype(torch::kBool).device(logits.device()));
+    for (const std::int64_t id : suppressed) {
+      if (id >= 0 && id < logits.size(-1)) never_sampled[id] = true;
+    }
+  }
   std::size_t longest_stop = 0;
-  for (const auto& s : stop.stop_strings) longest_stop = std::max(longest_stop, s.size());
+  for (const auto& s : stop_strings) longest_stop = std::max(longest_stop, s.size());
 
   for (std::int64_t index = 0; index < stop.max_tokens; ++index) {
     if (hooks.cancelled && hooks.cancelled()) {
@@ -65,7 +81,7 @@ Generation generate(CausalLMImpl& lm, ModelState& state, torch::Tensor logits, S
     }
     GeneratedToken token;
     token.index = index;
-    token.id = sampler.sample(withoutUndecodable(logits, undecodable));
+    token.id = sampler.sample(withoutUndecodable(logits, never_sampled));
     token.logprob = tokenLogProb(logits, token.id);
     if (decoder) token.text = decoder->push(token.id);
     out.ids.push_back(token.id);
@@ -78,7 +94,7 @@ Generation generate(CausalLMImpl& lm, ModelState& state, torch::Tensor logits, S
       out.stop = StopReason::Eos;
       return out;
     }
-    const std::size_t at = findStop(out.text, stop.stop_strings, searched_from);
+    const std::size_t at = findStop(out.text, stop_strings, searched_from);
     // Feed the token so that the state holds everything generated (and the probe sees it).
     ForwardCapture capture;
     FastWeightLosses losses;

@@ -22,6 +22,10 @@ struct StopCriteria {
   std::int64_t max_tokens = 32;
   std::vector<std::int64_t> eos_ids;
   std::vector<std::string> stop_strings;  // needs a tokenizer
+  // Generate exactly max_tokens (the qTTT paper's FLOP-matched thinking, App. 11): the eos ids
+  // are never sampled and the stop strings are not looked for.
+  bool exact_length = false;
+  std::vector<std::int64_t> suppressed_ids;  // never sampled (the end of a forced think block)
 };
 
 enum class StopReason { Eos, StopString, MaxTokens, Cancelled };

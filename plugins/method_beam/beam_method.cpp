@@ -73,7 +73,7 @@ engine::RunResult BeamMethod::run(engine::RunContext& context) const {
   const auto width = static_cast<std::size_t>(context.params().at("beams").get<std::int64_t>());
   const std::int64_t steps = context.params().at("total_tokens").get<std::int64_t>() /
                              static_cast<std::int64_t>(width);
-  const std::vector<std::int64_t> eos = context.eosIds();
+  const std::vector<std::int64_t> eos = context.stopIds(prompt);
   const engine::FlopShape shape = context.flopShape();
   model::ModelState& base = prefilled.state;  // the prompt; every beam shares it
 
@@ -153,7 +153,7 @@ engine::RunResult BeamMethod::run(engine::RunContext& context) const {
   }
   // The best beam answers after "Final:" (greedy: the search already chose the scratchpad).
   ThinkingChain chain = thinkThenAnswer(context, best->state, best->logits, prompt, 0,
-                                        model::SamplingParams{}, 0, true);
+                                        /*exact=*/false, model::SamplingParams{}, 0, true);
   result.flops.extra += chain.flops;
   result.output = scratchpad + chain.output;
   result.answer = chain.answer;

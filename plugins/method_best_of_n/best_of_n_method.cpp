@@ -27,7 +27,7 @@ std::vector<ParamSpec> BestOfNMethod::params() const {
   tokens.min = 0;
   tokens.max = 1 << 20;
   tokens.help = "scratchpad tokens of each chain (paper: 8192/N)";
-  return {n, tokens, decodingParam("paper")};
+  return {n, tokens, decodingParam("paper"), exactThinkParam()};
 }
 
 double BestOfNMethod::extraFlops(const engine::FlopShape& shape, double context,
@@ -63,6 +63,7 @@ engine::RunResult BestOfNMethod::run(engine::RunContext& context) const {
     const std::uint64_t seed = task::mixSeed(context.spec().seed + static_cast<std::uint64_t>(i));
     ThinkingChain chain =
         thinkThenAnswer(context, branch, prefilled.logits.clone(), prompt, tokens,
+                        exactThinking(context),
                         samplingOf(context.params(), seed, true, context.model().config.generation),
                         static_cast<int>(i), /*probe_answer=*/true);
     result.flops.extra += chain.flops;

@@ -2,7 +2,7 @@
 
 #include "core/common/error.h"
 #include "core/engine/flop_model.h"
-#include "core/engine/prompt_template.h"
+#include "core/engine/prepared_prompt.h"
 #include "core/model/inference.h"
 #include "core/probe/attention_probe.h"
 #include "core/task/answer_extraction.h"
@@ -83,10 +83,28 @@ FedText feedText(engine::RunContext& context, model::ModelState& state, const st
   return fed;
 }
 
+ParamSpec exactThinkParam() {
+  ParamSpec spec;
+  spec.name = "exact_think";
+  spec.type = ParamSpec::Type::Bool;
+  spec.default_value = false;
+  spec.help =
+      "Spend exactly the thinking budget (App. 11): EOS, the end of turn and the end of the think "
+      "block are never sampled and an early \"Final:\" does not stop it. Always on when the run "
+      "is FLOP-matched (--budget-flops)";
+  return spec;
+}
+
+bool exactThinking(const engine::RunContext& context) {
+  return context.spec().budget_flops.has_value() ||
+         context.params().value("exact_think", false);
+}
+
 ThinkingChain thinkThenAnswer(engine::RunContext& context, model::ModelState& state,
                               torch::Tensor logits, const engine::PreparedPrompt& prompt,
-                              std::int64_t think_tokens, const model::SamplingParams& sampling,
-                              int branch, bool probe_answer) {
+                              std::int64_t think_tokens, bool exact,
+                              const model::SamplingParams& sampling, int branch,
+                              bool probe_answer) {
   ThinkingChain chain;
   const engine::FlopShape shape = context.flopShape();
   const double start = static_cast<double>(state.length());
@@ -95,6 +113,10 @@ ThinkingChain thinkThenAnswer(engine::RunContext& context, model::ModelState& st
     think.sampling = sampling;
     think.max_tokens = think_tokens;
     think.stop_strings = {"Final:"};
+    think.exact_length = exact;
+    if (exact && prompt.chat && prompt.chat->hasThinkingSwitch()) {
+      if (auto end = context.tokenizer()->tokenId("</think>")) think.suppressed_ids = {*end};
+    }
     think.phase = engine::TokenPhase::Think;
     think.branch = branch;
     think.probe_steps = false;
@@ -104,7 +126,8 @@ ThinkingChain thinkThenAnswer(engine::RunContext& context, model::ModelState& st
     chain.logprob += thought.generation.logprobSum();
   }
   // The scratchpad may end anywhere; the template's suffix asks for the answer.
-  FedText suffix = feedText(context, state, engine::thinkingSuffix(), prompt, probe_answer);
+  chain.suffix = engine::thinkingSuffixFor(prompt, chain.scratchpad);
+  FedText suffix = feedText(context, state, chain.suffix, prompt, probe_answer);
 
   engine::DecodeRequest answer;
   answer.sampling = sampling;
@@ -116,7 +139,7 @@ ThinkingChain thinkThenAnswer(engine::RunContext& context, model::ModelState& st
   const auto& generation = chain.answer_decode.generation;
   chain.answer_tokens = static_cast<std::int64_t>(generation.ids.size());
   chain.logprob += generation.logprobSum();
-  chain.output = chain.scratchpad + engine::thinkingSuffix() + generation.text;
+  chain.output = chain.scratchpad + chain.suffix + generation.text;
   chain.answer = task::extractAnswer(chain.output, /*thinking=*/true);
   chain.flops = engine::generationFlops(
       shape, start,

@@ -39,11 +39,14 @@ engine::DecodeOutcome decodeAnswer(engine::RunContext& context, model::ModelStat
 
 // One thinking chain on `state` (which holds the thinking prompt, and maybe more): at most
 // `think_tokens` scratchpad tokens (stopping early at EOS or at a "Final:" the model writes
-// itself), then thinkingSuffix() fed in, then the answer (spec.max_answer_tokens, greedy or as
-// `sampling` says). Tokens go out as TokenEvents of `branch`.
+// itself), or with `exact` exactly that many (App. 11's FLOP-matched thinking: the stop ids and
+// the end of a think block are never sampled), then the prompt's suffix fed in
+// (engine::thinkingSuffixFor), then the answer (spec.max_answer_tokens, greedy or as `sampling`
+// says). Tokens go out as TokenEvents of `branch`.
 struct ThinkingChain {
   std::string scratchpad;  // the thinking text
   std::string output;      // scratchpad + suffix + answer text
+  std::string suffix;      // what was fed after the scratchpad
   std::string answer;      // task::extractAnswer(output, thinking=true)
   std::int64_t think_tokens = 0;
   std::int64_t answer_tokens = 0;
@@ -54,8 +57,15 @@ struct ThinkingChain {
 };
 ThinkingChain thinkThenAnswer(engine::RunContext& context, model::ModelState& state,
                               torch::Tensor logits, const engine::PreparedPrompt& prompt,
-                              std::int64_t think_tokens, const model::SamplingParams& sampling,
-                              int branch, bool probe_answer);
+                              std::int64_t think_tokens, bool exact,
+                              const model::SamplingParams& sampling, int branch,
+                              bool probe_answer);
+
+// Whether a run's thinking spends exactly its budget: the method's exact_think parameter, or a
+// FLOP-matched run (spec.budget_flops).
+bool exactThinking(const engine::RunContext& context);
+// exact_think: the parameter exactThinking() reads.
+ParamSpec exactThinkParam();
 
 // Feeds `text` (tokenized without special tokens) into `state`. With `probe_last` and targets in
 // `prompt`, the last fed token's query is probed (it predicts what comes after the text).

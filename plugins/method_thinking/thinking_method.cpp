@@ -6,8 +6,9 @@
 namespace studio::plugins {
 
 std::string ThinkingMethod::summary() const {
-  return "Thinking template: a scratchpad of at most T_think tokens after the prefill, then the "
-         "answer after \"Final:\".";
+  return "Thinking template: a scratchpad of at most T_think tokens after the prefill (exactly "
+         "T_think when FLOP-matched), then the answer after \"Final:\". In a Qwen3 chat template "
+         "the scratchpad is the think block, asked for with /think.";
 }
 
 std::vector<ParamSpec> ThinkingMethod::params() const {
@@ -18,7 +19,7 @@ std::vector<ParamSpec> ThinkingMethod::params() const {
   think.min = 0;
   think.max = 1 << 20;
   think.help = "T_think: the most scratchpad tokens before \"Final:\" (paper: 8192)";
-  return {think, decodingParam("paper")};
+  return {think, decodingParam("paper"), exactThinkParam()};
 }
 
 double ThinkingMethod::extraFlops(const engine::FlopShape& shape, double context,
@@ -42,6 +43,7 @@ engine::RunResult ThinkingMethod::run(engine::RunContext& context) const {
   const std::int64_t budget = context.params().at("think_tokens").get<std::int64_t>();
   ThinkingChain chain =
       thinkThenAnswer(context, prefilled.state, prefilled.logits, prompt, budget,
+                      exactThinking(context),
                       samplingOf(context.params(), context.spec().seed, true,
                                  context.model().config.generation),
                       0, true);

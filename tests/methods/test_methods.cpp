@@ -176,6 +176,22 @@ TEST_CASE("thinking honours its token budget", "[methods]") {
   }
 }
 
+TEST_CASE("exact thinking spends exactly its budget, never ending its turn early", "[methods]") {
+  TinyModelFolder folder("thinking-exact");
+  engine::ModelCache models;
+  for (const char* decoding : {"greedy", "paper"}) {
+    CollectingSink sink;
+    const auto result = runMethod(folder, models, sink, "thinking",
+                                  {{"think_tokens", 9}, {"decoding", decoding}, {"exact_think", true}});
+    REQUIRE(result.status == engine::RunStatus::Completed);
+    INFO("decoding " << decoding);
+    CHECK(result.details.at("think_tokens") == 9);
+    for (const auto& token : sink.all<engine::TokenEvent>()) {
+      if (token.phase == engine::TokenPhase::Think) CHECK(token.token_id != 258);  // <|im_end|>, the EOS
+    }
+  }
+}
+
 TEST_CASE("best_of_n samples N chains from one prefill and votes", "[methods]") {
   TinyModelFolder folder("best-of-n");
   engine::ModelCache models;
