@@ -67,7 +67,7 @@ MethodTiming methodTimingOf(const std::vector<double>& seconds) {
 // template's and question's fixed tokens plus the haystack's, linear in its characters: two
 // measurements give the line, the characters for `tokens` are read off it.
 engine::RunSpec niahItemOfLength(const BenchMethodsOptions& options,
-                                 const tokenizer::Tokenizer& tok, std::int64_t tokens) {
+                                 const engine::CachedModel& cached, std::int64_t tokens) {
   const task::TaskGenerator& niah = *task::TaskRegistry::instance().generator("niah");
   auto specOf = [&](std::int64_t chars) {
     const task::TaskItem item = niah.generate(
@@ -81,7 +81,8 @@ engine::RunSpec niahItemOfLength(const BenchMethodsOptions& options,
     return spec;
   };
   auto lengthOf = [&](std::int64_t chars) {
-    return static_cast<double>(engine::preparePrompt(specOf(chars), tok, false).length());
+    return static_cast<double>(
+        engine::preparePrompt(specOf(chars), *cached.tokenizer, false, cached.chat).length());
   };
   const std::int64_t low = std::max<std::int64_t>(100, 2 * tokens), high = 2 * low;
   const double low_length = lengthOf(low);
@@ -96,9 +97,9 @@ nlohmann::json benchMethodsAtLength(const BenchMethodsOptions& options, engine::
     throwError(ErrorKind::Tokenizer, options.model, "tokenizer.json",
                "bench methods runs the methods on a prompt and needs the model's tokenizer");
   }
-  engine::RunSpec base = niahItemOfLength(options, *cached.tokenizer, length);
-  const auto T =
-      static_cast<double>(engine::preparePrompt(base, *cached.tokenizer, false).length());
+  engine::RunSpec base = niahItemOfLength(options, cached, length);
+  const auto T = static_cast<double>(
+      engine::preparePrompt(base, *cached.tokenizer, false, cached.chat).length());
   const engine::FlopShape shape = engine::FlopShape::of(cached.model->config);
   const double span = std::min(static_cast<double>(options.span), T - 1);
   const double budget = static_cast<double>(options.steps) * engine::qtttStepFlops(shape, T, span);
