@@ -32,9 +32,7 @@ namespace studio::cli {
 namespace {
 
 struct BenchMethodsOptions {
-  std::string model;
-  std::string device = "cpu";
-  std::string dtype;
+  ModelOptions model;
   std::vector<std::int64_t> lengths{2048, 8192};
   std::int64_t steps = 32;        // N_qTTT (App. 15)
   std::int64_t span = 128;        // k
@@ -74,9 +72,9 @@ engine::RunSpec niahItemOfLength(const BenchMethodsOptions& options,
         resolveParams("niah", niah.params(), {{"chars", std::max<std::int64_t>(100, chars)}}),
         options.seed);
     engine::RunSpec spec = engine::specFromItem(item);
-    spec.model_path = options.model;
-    spec.device = options.device;
-    spec.dtype = options.dtype;
+    spec.model_path = options.model.model;
+    spec.device = options.model.device;
+    spec.dtype = options.model.dtype;
     spec.seed = options.seed;
     return spec;
   };
@@ -92,9 +90,10 @@ engine::RunSpec niahItemOfLength(const BenchMethodsOptions& options,
 
 nlohmann::json benchMethodsAtLength(const BenchMethodsOptions& options, engine::ModelCache& models,
                                     std::int64_t length) {
-  const engine::CachedModel cached = models.get(options.model, options.device, options.dtype);
+  const engine::CachedModel cached =
+      models.get(options.model.model, options.model.device, options.model.dtype);
   if (!cached.tokenizer) {
-    throwError(ErrorKind::Tokenizer, options.model, "tokenizer.json",
+    throwError(ErrorKind::Tokenizer, options.model.model, "tokenizer.json",
                "bench methods runs the methods on a prompt and needs the model's tokenizer");
   }
   engine::RunSpec base = niahItemOfLength(options, cached, length);
@@ -133,7 +132,7 @@ nlohmann::json benchMethodsAtLength(const BenchMethodsOptions& options, engine::
       BenchMethodsSink sink;
       const engine::RunResult result = engine::executeRun(spec, models, sink, [] { return false; });
       if (result.status != engine::RunStatus::Completed) {
-        throwError(ErrorKind::Internal, options.model, entry.method,
+        throwError(ErrorKind::Internal, options.model.model, entry.method,
                    "the benchmark run failed: " + result.error);
       }
       seconds.push_back(result.wall_seconds);
@@ -170,8 +169,8 @@ void runBenchMethods(const BenchMethodsOptions& options) {
   for (std::int64_t length : options.lengths)
     rows.push_back(benchMethodsAtLength(options, models, length));
   if (options.json) {
-    std::cout << nlohmann::json({{"model", options.model},
-                                 {"device", options.device},
+    std::cout << nlohmann::json({{"model", options.model.model},
+                                 {"device", options.model.device},
                                  {"steps", options.steps},
                                  {"span", options.span},
                                  {"bon_tokens", options.bon_tokens},
@@ -206,14 +205,7 @@ void addBenchMethodsCommand(CLI::App& app, int& exit_code) {
   auto* command = benchCommand(app).add_subcommand(
       "methods", "App. 15's table: t_ICL, t_think, t_BoN and t_qTTT at the FLOPs of N qTTT steps");
   auto options = std::make_shared<BenchMethodsOptions>();
-  command->add_option("--model", options->model, "Model folder (with its tokenizer)")
-      ->required()
-      ->transform(modelFolderSpelling());
-  command->add_option("--device", options->device, "Device to run on")
-      ->check(deviceSpelling())
-      ->capture_default_str();
-  command->add_option("--dtype", options->dtype, "f32, bf16 or f16 (default: the device's)")
-      ->transform(dtypeSpelling());
+  addModelOptions(command, options->model);
   command->add_option("--lengths", options->lengths, "Context lengths T in prompt tokens")
       ->delimiter(',')
       ->capture_default_str();
