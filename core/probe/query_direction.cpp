@@ -25,23 +25,24 @@ Tensor queryDirectionCosines(const Tensor& q_before, const Tensor& q_after, cons
     }
   }
   if (target_positions.empty()) throwArgument("query direction", "no target key among the keys");
-  const auto options = torch::TensorOptions().dtype(torch::kFloat64);
-  const Tensor q0 = q_before.to(torch::kCPU, torch::kFloat64);      // [Hq, D]
-  const Tensor dq = q_after.to(torch::kCPU, torch::kFloat64) - q0;  // [Hq, D]
-  const Tensor k =
-      keys.to(torch::kCPU, torch::kFloat64).repeat_interleave(Hq / Hkv, /*dim=*/0);  // [Hq, T, D]
-  const Tensor z = torch::bmm(k, q0.unsqueeze(-1)).squeeze(-1) * scale;              // [Hq, T]
-  const Tensor alpha = torch::softmax(z, /*dim=*/-1);                                // [Hq, T]
-  const Tensor mu = torch::bmm(alpha.unsqueeze(1), k).squeeze(1);                    // [Hq, D]
-  const Tensor target_index = torch::tensor(target_positions, torch::kInt64);
-  const Tensor best =
-      target_index.index_select(0, z.index_select(1, target_index).argmax(/*dim=*/1));  // [Hq]
-  const Tensor k_best =
-      k.gather(1, best.view({Hq, 1, 1}).expand({Hq, 1, k.size(2)})).squeeze(1);  // [Hq, D]
-  const Tensor direction = k_best - mu;                                          // [Hq, D]
-  const Tensor norms = dq.norm(2, /*dim=*/1) * direction.norm(2, /*dim=*/1);     // [Hq]
-  const Tensor dots = (dq * direction).sum(/*dim=*/1);                           // [Hq]
-  return torch::where(norms > 0, dots / norms.clamp_min(1e-300), torch::zeros({Hq}, options));
+  // On the keys' device, grouped by key-value head (no copy of the keys per query head): query
+  // head h reads key-value head h / G.
+  const std::int64_t G = Hq / Hkv, D = q_before.size(1);
+  const Tensor k = keys.to(torch::kFloat64);                                       // [Hkv, T, D]
+  const Tensor q0 = q_before.to(k.device(), torch::kFloat64).view({Hkv, G, D});   // [Hkv, G, D]
+  const Tensor dq = q_after.to(k.device(), torch::kFloat64).view({Hkv, G, D}) - q0;
+  const Tensor z = torch::matmul(q0, k.transpose(1, 2)) * scale;                  // [Hkv, G, T]
+  const Tensor mu = torch::matmul(torch::softmax(z, /*dim=*/-1), k);              // [Hkv, G, D]
+  const Tensor target_index = torch::tensor(target_positions, torch::kInt64).to(k.device());
+  const Tensor best = target_index.index_select(
+      0, z.index_select(2, target_index).argmax(/*dim=*/2).flatten());  // [Hkv * G]
+  const Tensor k_best = k.gather(1, best.view({Hkv, G, 1}).expand({Hkv, G, D}));  // [Hkv, G, D]
+  const Tensor direction = (k_best - mu).view({Hq, D});
+  const Tensor change = dq.view({Hq, D});
+  const Tensor norms = change.norm(2, /*dim=*/1) * direction.norm(2, /*dim=*/1);  // [Hq]
+  const Tensor dots = (change * direction).sum(/*dim=*/1);                        // [Hq]
+  return torch::where(norms > 0, dots / norms.clamp_min(1e-300), torch::zeros_like(dots))
+      .to(torch::kCPU);
 }
 
 std::vector<double> layerQueryDirections(const model::CausalLMImpl& lm,

@@ -153,7 +153,8 @@ engine::RunResult BeamMethod::run(engine::RunContext& context) const {
   }
   // The best beam answers after "Final:" (greedy: the search already chose the scratchpad).
   ThinkingChain chain = thinkThenAnswer(context, best->state, best->logits, prompt, 0,
-                                        /*exact=*/false, model::SamplingParams{}, 0, true);
+                                        /*exact=*/false, model::SamplingParams{}, 0, true,
+                                        scratchpad);
   result.flops.extra += chain.flops;
   result.output = scratchpad + chain.output;
   result.answer = chain.answer;

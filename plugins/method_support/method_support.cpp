@@ -104,7 +104,7 @@ ThinkingChain thinkThenAnswer(engine::RunContext& context, model::ModelState& st
                               torch::Tensor logits, const engine::PreparedPrompt& prompt,
                               std::int64_t think_tokens, bool exact,
                               const model::SamplingParams& sampling, int branch,
-                              bool probe_answer) {
+                              bool probe_answer, const std::string& written_before) {
   ThinkingChain chain;
   const engine::FlopShape shape = context.flopShape();
   const double start = static_cast<double>(state.length());
@@ -126,7 +126,7 @@ ThinkingChain thinkThenAnswer(engine::RunContext& context, model::ModelState& st
     chain.logprob += thought.generation.logprobSum();
   }
   // The scratchpad may end anywhere; the template's suffix asks for the answer.
-  chain.suffix = engine::thinkingSuffixFor(prompt, chain.scratchpad);
+  chain.suffix = engine::thinkingSuffixFor(prompt, written_before + chain.scratchpad);
   FedText suffix = feedText(context, state, chain.suffix, prompt, probe_answer);
 
   engine::DecodeRequest answer;

@@ -42,7 +42,8 @@ engine::DecodeOutcome decodeAnswer(engine::RunContext& context, model::ModelStat
 // itself), or with `exact` exactly that many (App. 11's FLOP-matched thinking: the stop ids and
 // the end of a think block are never sampled), then the prompt's suffix fed in
 // (engine::thinkingSuffixFor), then the answer (spec.max_answer_tokens, greedy or as `sampling`
-// says). Tokens go out as TokenEvents of `branch`.
+// says). Tokens go out as TokenEvents of `branch`. `written_before`: scratchpad text already in
+// `state` (beam's search), which the suffix must see to close a think block only once.
 struct ThinkingChain {
   std::string scratchpad;  // the thinking text
   std::string output;      // scratchpad + suffix + answer text
@@ -59,7 +60,7 @@ ThinkingChain thinkThenAnswer(engine::RunContext& context, model::ModelState& st
                               torch::Tensor logits, const engine::PreparedPrompt& prompt,
                               std::int64_t think_tokens, bool exact,
                               const model::SamplingParams& sampling, int branch,
-                              bool probe_answer);
+                              bool probe_answer, const std::string& written_before = "");
 
 // Whether a run's thinking spends exactly its budget: the method's exact_think parameter, or a
 // FLOP-matched run (spec.budget_flops).
