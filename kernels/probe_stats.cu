@@ -167,9 +167,9 @@ const char* launchProbe(const ProbeArgs& a, void* stream_ptr) {
   const dim3 grid(a.n * a.q_heads, a.splits);
   auto stream = static_cast<cudaStream_t>(stream_ptr);
   switch (a.key_type) {
-    case KeyType::Float32: Kernel<float>::launch(grid, a, stream); break;
-    case KeyType::BFloat16: Kernel<__nv_bfloat16>::launch(grid, a, stream); break;
-    case KeyType::Float16: Kernel<__half>::launch(grid, a, stream); break;
+    case ElementType::Float32: Kernel<float>::launch(grid, a, stream); break;
+    case ElementType::BFloat16: Kernel<__nv_bfloat16>::launch(grid, a, stream); break;
+    case ElementType::Float16: Kernel<__half>::launch(grid, a, stream); break;
   }
   const cudaError_t error = cudaGetLastError();
   return error == cudaSuccess ? "" : cudaGetErrorString(error);

@@ -7,18 +7,18 @@
 
 #include <cstdint>
 
+#include "kernels/element_type.h"
+
 namespace studio::kernels {
 
 constexpr int kProbeMaxDeltas = 8;
-
-enum class KeyType { Float32 = 0, BFloat16 = 1, Float16 = 2 };
 
 struct ProbeArgs {
   const float* q = nullptr;              // [Hq, n, D] float32, contiguous
   const double* lse = nullptr;           // [Hq, n]: the attention's own log-sum-exp
   const std::int64_t* positions = nullptr;  // [n] absolute query positions
   const void* k = nullptr;               // this segment's keys: [Hkv, len, D], rows contiguous
-  KeyType key_type = KeyType::BFloat16;
+  ElementType key_type = ElementType::BFloat16;
   std::int64_t head_stride = 0;          // elements between two KV heads of k
   std::int64_t key_offset = 0;           // absolute position of the segment's first key
   int len = 0;

@@ -18,6 +18,7 @@
 #include "app/cli/cli_command.h"
 #include "core/common/error.h"
 #include "core/engine/flop_model.h"
+#include "core/model/decode_graph.h"
 #include "core/model/inference.h"
 #include "core/model/model_state.h"
 #include "core/probe/attention_probe.h"
@@ -31,6 +32,7 @@ struct SpeedOptions {
   BenchModelOptions model;
   std::vector<std::int64_t> tokens{2048};
   std::int64_t decode_tokens = 32;
+  bool eager = false;  // decode without the CUDA graph (decode_graph.h)
   std::int64_t chunk = 0;  // tokens per prefill forward; 0: the engine's default for the device
   std::vector<std::int64_t> lengths{4096, 16384};
   double peak_tflops = 0;  // the card's dense bf16 peak; 0: unknown
@@ -229,15 +231,28 @@ void benchPrefill(const SpeedOptions& options, bool decode) {
     nlohmann::json row = prefillOne(bench, options, T, cache, logits);
     if (decode) {
       torch::NoGradGuard no_grad;
+      // A captured CUDA graph where one applies, unless --eager; its capture is in the untimed
+      // first step.
+      const std::string graph_refusal =
+          options.eager ? "--eager" : model::DecodeGraph::refusal(lm, cache);
+      std::unique_ptr<model::DecodeGraph> graph;
+      if (graph_refusal.empty()) {
+        graph = std::make_unique<model::DecodeGraph>(lm, cache, options.decode_tokens + 1);
+      }
+      const auto step = [&](std::int64_t token) {
+        return graph ? graph->step(token) : model::decodeStep(lm, cache, token);
+      };
       // One untimed step first (its kernels differ from the prefill's), then the timed ones.
-      logits = model::decodeStep(lm, cache, logits.argmax().item<std::int64_t>());
+      logits = step(logits.argmax().item<std::int64_t>());
       const double start_length = static_cast<double>(cache.length());
       const std::int64_t n = options.decode_tokens;
       const double seconds = timeSeconds(loaded.device, [&] {
-        for (std::int64_t i = 0; i < n; ++i) {
-          logits = model::decodeStep(lm, cache, logits.argmax().item<std::int64_t>());
-        }
+        for (std::int64_t i = 0; i < n; ++i) logits = step(logits.argmax().item<std::int64_t>());
       });
+      const std::string path =
+          graph && graph->captureFailure().empty() ? "cuda graph"
+                                                   : "eager (" + (graph ? graph->captureFailure()
+                                                                        : graph_refusal) + ")";
       // Step i (0-based) appends one token and attends over start_length + i + 1 keys: the KV
       // cache it reads grows by one position per step, so the mean over the timed steps counts.
       const double mean_keys = start_length + (static_cast<double>(n) + 1) / 2;
@@ -252,7 +267,8 @@ void benchPrefill(const SpeedOptions& options, bool decode) {
                                                    static_cast<double>(n));
       const std::optional<double> step_flops =
           engine::forwardMatmulFlops(c, mean_keys - 1, 1, 1);
-      row.update({{"decode_tokens", n},
+      row.update({{"decode_path", path},
+                  {"decode_tokens", n},
                    {"decode_seconds", seconds},
                    {"decode_tokens_per_s", tokens_per_s},
                    {"decode_mean_context", mean_keys},
@@ -267,7 +283,7 @@ void benchPrefill(const SpeedOptions& options, bool decode) {
                    {"decode_app10_gflops_per_s", app10 / seconds / 1e9}});
       if (!options.json) {
         const double app10_gflops = app10 / seconds / 1e9;
-        std::cout << "decode " << n << " tokens after " << T << ": " << fixed(tokens_per_s, 1)
+        std::cout << "decode " << n << " tokens after " << T << " (" << path << "): " << fixed(tokens_per_s, 1)
                   << " tokens/s, " << fixed(app10_gflops, 1) << " GFLOP/s, "
                   << fixed(app10_gflops / bench.machine_gflops, 3) << "× the matmul rate; "
                   << formatBytes(bytes_per_token) << " read per token (weights "
@@ -402,6 +418,9 @@ void addSpeedCommands(CLI::App& app, int& exit_code) {
   }
   decode->add_option("--decode-tokens", options->decode_tokens, "Tokens to decode (timed)")
       ->capture_default_str();
+  decode->add_flag("--eager", options->eager,
+                   "Decode op by op, without replaying a captured CUDA graph (the JSON's "
+                   "decode_path says which ran)");
   setCommandAction(prefill, exit_code, [options] { benchPrefill(*options, false); });
   setCommandAction(decode, exit_code, [options] { benchPrefill(*options, true); });
   auto* probe = bench.add_subcommand(

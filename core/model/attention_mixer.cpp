@@ -5,6 +5,7 @@
 
 #include "core/common/error.h"
 #include "core/model/attention_kernel.h"
+#include "core/model/decode_attention.h"
 #include "core/model/fused_attention.h"
 #include "core/model/model_state.h"
 
@@ -79,6 +80,8 @@ Tensor AttentionMixerImpl::forward(const Tensor& x, int layer, ForwardContext& c
   const Tensor& positions = context.positions;
   Tensor q = queries(x, positions);  // [B, Hq, T, D]
 
+  if (context.mode == AttentionMode::InPlace) return forwardInPlace(x, q, layer, context);
+
   std::vector<std::pair<Tensor, Tensor>> segments;
   switch (context.mode) {
     case AttentionMode::Full: {
@@ -100,6 +103,8 @@ Tensor AttentionMixerImpl::forward(const Tensor& x, int layer, ForwardContext& c
       segments = context.state->kv().segments(layer);
       break;
     }
+    case AttentionMode::InPlace:
+      break;  // forwardInPlace
   }
 
   // One segment: the fused path where it applies (fused_attention.h), else the chunked one.
@@ -116,6 +121,28 @@ Tensor AttentionMixerImpl::forward(const Tensor& x, int layer, ForwardContext& c
   record(context, layer, q, attention.lse);
   auto merged = attention.out.transpose(1, 2).reshape({B, T, m_heads * m_head_dim});
   return o_proj->forward(merged);
+}
+
+Tensor AttentionMixerImpl::forwardInPlace(const Tensor& x, const Tensor& q, int layer,
+                                          ForwardContext& context) {
+  if (!context.state || !context.key_count.defined() || x.size(1) != 1) {
+    throwError(ErrorKind::Internal, "", "attention",
+               "an in-place forward reads one token per sequence into a state, with key_count");
+  }
+  const auto B = x.size(0);
+  Tensor v;
+  const Tensor k = keysValues(x, context.positions, v);  // [B, Hkv, 1, D]
+  KVCache& kv = context.state->kv();
+  auto segments = kv.inPlaceSegments(layer);
+  // The tail starts at frozenLength: the new token's row in it, computed on the device.
+  const Tensor row = context.positions - kv.frozenLength(layer);  // [1]
+  segments.back().first.index_copy_(2, row, k.to(segments.back().first.scalar_type()));
+  segments.back().second.index_copy_(2, row, v.to(segments.back().second.scalar_type()));
+  // In the cache's dtype (qTTT's float32 W_Q gives float32 queries over a bf16 cache).
+  const AttentionOutput attention = decodeAttention(q.to(segments.back().first.scalar_type()),
+                                                    segments, context.key_count, m_scale);
+  record(context, layer, q, attention.lse);
+  return o_proj->forward(attention.out.transpose(1, 2).reshape({B, 1, m_heads * m_head_dim}));
 }
 
 }  // namespace studio::model

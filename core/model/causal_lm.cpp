@@ -73,6 +73,20 @@ SrTttBlockImpl* CausalLMImpl::srTtt(int index) const {
   return dynamic_cast<SrTttBlockImpl*>(m_layers.at(static_cast<std::size_t>(index)).get());
 }
 
+std::string CausalLMImpl::inPlaceRefusal() const {
+  if (m_config.sliding_window > 0) {
+    return "config.json's sliding_window needs a position check on the host at every step";
+  }
+  for (int i = 0; i < numLayers(); ++i) {
+    if (!attention(i)) {
+      return std::string("layer ") + std::to_string(i) + " is a " +
+             mixerKindName(m_config.mixer(i)) + " layer, not attention";
+    }
+    if (layer(i).pre_conv) return "layer " + std::to_string(i) + " has a causal convolution";
+  }
+  return {};
+}
+
 void CausalLMImpl::refuseBeyondWindow(const ForwardContext& context, std::int64_t tokens) const {
   const std::int64_t last = context.position_run_start
                                 ? *context.position_run_start + tokens - 1
@@ -92,6 +106,14 @@ Tensor CausalLMImpl::forward(const Tensor& ids, ForwardContext& context) {
   const auto T = ids.size(1);
   if (context.mode != AttentionMode::Full && !context.state) {
     throwError(ErrorKind::Internal, "", "forward", "Extend and Frozen need a model state");
+  }
+  if (context.mode == AttentionMode::InPlace) {
+    const std::string refusal = inPlaceRefusal();
+    if (!refusal.empty()) throwError(ErrorKind::Internal, "", "forward", refusal);
+    if (T != 1 || !context.positions.defined() || context.positions.device().type() != device().type()) {
+      throwError(ErrorKind::Internal, "", "forward",
+                 "an in-place forward reads one token at positions already on the model's device");
+    }
   }
   if (!context.positions.defined()) {
     const std::int64_t start = context.mode == AttentionMode::Extend ? context.state->length() : 0;

@@ -8,6 +8,7 @@
 #include <torch/torch.h>
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "core/model/attention_mixer.h"
@@ -42,6 +43,9 @@ class CausalLMImpl : public torch::nn::Module {
   // A model with a sliding window (mistral, phi3) refuses positions at or past the window:
   // throws studio::Error (Unsupported) naming config.json's sliding_window.
   torch::Tensor forward(const torch::Tensor& ids, ForwardContext& context);
+  // Why this model cannot read tokens in place (AttentionMode::InPlace: every layer attention,
+  // no causal convolution, no sliding window), or empty when it can.
+  std::string inPlaceRefusal() const;
   // hidden: [..., hidden] -> logits [..., vocab]
   torch::Tensor logits(const torch::Tensor& hidden) const;
 

@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "core/common/error.h"
+#include "core/model/decode_graph.h"
 #include "core/model/inference.h"
 #include "core/model/undecodable_ids.h"
 #include "core/tokenizer/stream_decoder.h"
@@ -74,6 +75,15 @@ Generation generate(CausalLMImpl& lm, ModelState& state, torch::Tensor logits, S
   std::size_t longest_stop = 0;
   for (const auto& s : stop_strings) longest_stop = std::max(longest_stop, s.size());
 
+  // Without per-step hooks, steps replay a captured CUDA graph where one applies (decode_graph.h;
+  // on the CPU, for TTT and SR-TTT layers and with hooks, decodeStep runs). Its tails get room for
+  // up to 4,096 tokens at first and grow when a generation goes on past them.
+  std::unique_ptr<DecodeGraph> graph;
+  const bool hooked = hooks.on_step || hooks.on_fast_weight_losses || hooks.on_routing;
+  if (!hooked && stop.max_tokens > 1 && DecodeGraph::refusal(lm, state).empty()) {
+    graph = std::make_unique<DecodeGraph>(lm, state, std::min<std::int64_t>(stop.max_tokens, 4096));
+  }
+
   for (std::int64_t index = 0; index < stop.max_tokens; ++index) {
     if (hooks.cancelled && hooks.cancelled()) {
       out.stop = StopReason::Cancelled;
@@ -101,9 +111,10 @@ Generation generate(CausalLMImpl& lm, ModelState& state, torch::Tensor logits, S
     RoutingTrace routing;
     if (hooks.on_step) capture.query_positions = {state.length()};
     const std::int64_t position = state.length();
-    logits = decodeStep(lm, state, token.id, hooks.on_step ? &capture : nullptr,
-                        hooks.on_fast_weight_losses ? &losses : nullptr,
-                        hooks.on_routing ? &routing : nullptr);
+    logits = graph ? graph->step(token.id)
+                   : decodeStep(lm, state, token.id, hooks.on_step ? &capture : nullptr,
+                                hooks.on_fast_weight_losses ? &losses : nullptr,
+                                hooks.on_routing ? &routing : nullptr);
     if (hooks.on_step) hooks.on_step(position, capture);
     if (hooks.on_fast_weight_losses) hooks.on_fast_weight_losses(losses);
     if (hooks.on_routing) hooks.on_routing(routing);

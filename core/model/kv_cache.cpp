@@ -32,6 +32,21 @@ void KVCache::reserve(std::int64_t total) {
   for (Layer& layer : m_layers) layer.reserve = std::max(layer.reserve, total);
 }
 
+void KVCache::regrowTail(Layer& layer, std::int64_t capacity, const Tensor& k, const Tensor& v) {
+  auto shape_k = k.sizes().vec();
+  auto shape_v = v.sizes().vec();
+  shape_k[2] = capacity;
+  shape_v[2] = capacity;
+  Tensor new_k = torch::empty(shape_k, k.options());
+  Tensor new_v = torch::empty(shape_v, v.options());
+  if (layer.tail_length > 0) {
+    new_k.narrow(2, 0, layer.tail_length).copy_(layer.tail_k.narrow(2, 0, layer.tail_length));
+    new_v.narrow(2, 0, layer.tail_length).copy_(layer.tail_v.narrow(2, 0, layer.tail_length));
+  }
+  layer.tail_k = new_k;
+  layer.tail_v = new_v;
+}
+
 void KVCache::append(int layer_index, const Tensor& k, const Tensor& v) {
   Layer& layer = m_layers.at(static_cast<std::size_t>(layer_index));
   const std::int64_t n = k.size(2);
@@ -41,22 +56,69 @@ void KVCache::append(int layer_index, const Tensor& k, const Tensor& v) {
     const std::int64_t prefix = layer.frozenLength();
     std::int64_t capacity = layer.tail_k.defined() ? layer.tail_k.size(2) * 2 : 0;
     capacity = std::max({capacity, needed, layer.reserve - prefix, std::int64_t{16}});
-    auto shape_k = k.sizes().vec();
-    auto shape_v = v.sizes().vec();
-    shape_k[2] = capacity;
-    shape_v[2] = capacity;
-    Tensor new_k = torch::empty(shape_k, k.options());
-    Tensor new_v = torch::empty(shape_v, v.options());
-    if (layer.tail_length > 0) {
-      new_k.narrow(2, 0, layer.tail_length).copy_(layer.tail_k.narrow(2, 0, layer.tail_length));
-      new_v.narrow(2, 0, layer.tail_length).copy_(layer.tail_v.narrow(2, 0, layer.tail_length));
-    }
-    layer.tail_k = new_k;
-    layer.tail_v = new_v;
+    regrowTail(layer, capacity, k, v);
   }
   layer.tail_k.narrow(2, layer.tail_length, n).copy_(k);
   layer.tail_v.narrow(2, layer.tail_length, n).copy_(v);
   layer.tail_length = needed;
+}
+
+void KVCache::prepareInPlace(std::int64_t capacity, std::size_t max_segments) {
+  for (int i = 0; i < numLayers(); ++i) {
+    Layer& layer = m_layers[static_cast<std::size_t>(i)];
+    const auto parts = segments(i);
+    if (parts.empty()) {
+      throwError(ErrorKind::Internal, "", "kv_cache",
+                 "layer " + std::to_string(i) + " is empty: in-place decoding follows a prefill");
+    }
+    if (layer.frozen.size() + 1 > std::max<std::size_t>(max_segments, 1)) {
+      // One copy of the whole layer into a tail of its own (cat copies, so nothing shared is
+      // ever written).
+      std::vector<Tensor> ks, vs;
+      for (const auto& [k, v] : parts) {
+        ks.push_back(k);
+        vs.push_back(v);
+      }
+      layer.tail_k = torch::cat(ks, 2);
+      layer.tail_v = torch::cat(vs, 2);
+      layer.tail_length = layer.tail_k.size(2);
+      layer.frozen.clear();
+    }
+    const std::int64_t room = capacity - layer.frozenLength();
+    if (!layer.tail_k.defined() || layer.tail_k.size(2) < room) {
+      regrowTail(layer, std::max(room, layer.tail_length), parts.back().first, parts.back().second);
+    }
+  }
+}
+
+std::vector<std::pair<Tensor, Tensor>> KVCache::inPlaceSegments(int layer_index) const {
+  const Layer& layer = m_layers.at(static_cast<std::size_t>(layer_index));
+  if (!layer.tail_k.defined()) {
+    throwError(ErrorKind::Internal, "", "kv_cache", "in-place decoding needs prepareInPlace()");
+  }
+  std::vector<std::pair<Tensor, Tensor>> out;
+  for (const Segment& segment : layer.frozen) {
+    out.emplace_back(segment.frozen->first.narrow(2, 0, segment.length),
+                     segment.frozen->second.narrow(2, 0, segment.length));
+  }
+  out.emplace_back(layer.tail_k, layer.tail_v);
+  return out;
+}
+
+std::int64_t KVCache::frozenLength(int layer_index) const {
+  return m_layers.at(static_cast<std::size_t>(layer_index)).frozenLength();
+}
+
+void KVCache::grow(std::int64_t n) {
+  for (std::size_t i = 0; i < m_layers.size(); ++i) {
+    Layer& layer = m_layers[i];
+    if (n < 0 || !layer.tail_k.defined() || layer.tail_length + n > layer.tail_k.size(2)) {
+      throwError(ErrorKind::Internal, "", "kv_cache",
+                 "layer " + std::to_string(i) + " has no room for " + std::to_string(n) +
+                     " positions written in place");
+    }
+    layer.tail_length += n;
+  }
 }
 
 std::vector<std::pair<Tensor, Tensor>> KVCache::segments(int layer_index) const {

@@ -32,6 +32,17 @@ class KVCache {
   // else a copy.
   std::pair<torch::Tensor, torch::Tensor> contiguous(int layer) const;
 
+  // In-place decoding (decode_graph.h), where a captured CUDA graph writes each new position's
+  // keys and values into the tail itself. prepareInPlace makes room in every layer's tail for
+  // positions up to `capacity` (a layer in more than `max_segments` segments first has its shared
+  // prefix copied into its tail); inPlaceSegments gives segments() with the tail whole, its rows
+  // from layerLength() on being that room; frozenLength is where the tail starts; grow records
+  // `n` positions written in place into every layer.
+  void prepareInPlace(std::int64_t capacity, std::size_t max_segments);
+  std::vector<std::pair<torch::Tensor, torch::Tensor>> inPlaceSegments(int layer) const;
+  std::int64_t frozenLength(int layer) const;
+  void grow(std::int64_t n);
+
   // Forgets every position ≥ length.
   void truncate(std::int64_t length);
   // A cache that shares everything cached so far with this one; both may append afterwards
@@ -54,6 +65,10 @@ class KVCache {
     std::int64_t reserve = 0;
     std::int64_t frozenLength() const;
   };
+  // Replaces the layer's tail by one of `capacity` rows that starts with the old tail's rows; k
+  // and v give the shape and options when there is no tail yet.
+  static void regrowTail(Layer& layer, std::int64_t capacity, const torch::Tensor& k,
+                         const torch::Tensor& v);
   std::vector<Layer> m_layers;
 };
 

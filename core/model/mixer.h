@@ -24,6 +24,12 @@ enum class AttentionMode {
   Frozen,
   // No state: the input is a whole sequence from its first token (training).
   Full,
+  // One token per sequence whose keys and values are written into the state's preallocated tails
+  // at the device-side positions, read by a decode attention that takes the key count from the
+  // device too (ForwardContext::key_count): nothing is read back to the host, so the step can be
+  // captured in a CUDA graph (decode_graph.h). The caller records the token in the state
+  // (KVCache::grow, ModelState::advance). Models of attention layers only.
+  InPlace,
 };
 
 // What a forward pass records per attention layer for the probes.
@@ -65,6 +71,7 @@ struct ForwardContext {
   AttentionMode mode = AttentionMode::Full;
   ModelState* state = nullptr;      // Extend and Frozen
   torch::Tensor positions;          // [T] int64 absolute positions of the input tokens
+  torch::Tensor key_count;          // InPlace: [1] int64 on the device, the keys visible (position + 1)
   // Set when the positions are start, start+1, … (known on the host): lets CUDA attention take
   // the fused path without reading positions back from the device (fused_attention.h).
   std::optional<std::int64_t> position_run_start;

@@ -18,11 +18,11 @@ namespace {
 constexpr std::int64_t kProbeTargetBlocks = 528;
 constexpr std::int64_t kProbeMinKeysPerSplit = 256;
 
-kernels::KeyType keyType(torch::ScalarType type) {
+kernels::ElementType keyType(torch::ScalarType type) {
   switch (type) {
-    case torch::kFloat32: return kernels::KeyType::Float32;
-    case torch::kFloat16: return kernels::KeyType::Float16;
-    default: return kernels::KeyType::BFloat16;
+    case torch::kFloat32: return kernels::ElementType::Float32;
+    case torch::kFloat16: return kernels::ElementType::Float16;
+    default: return kernels::ElementType::BFloat16;
   }
 }
 

@@ -1,0 +1,202 @@
+#include "core/model/decode_graph.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+
+#include "core/common/error.h"
+#include "core/common/torch_compat.h"
+#include "core/model/decode_attention.h"
+
+#if defined(STUDIO_HAVE_CUDA_KERNELS)
+#include <ATen/cuda/CUDAEvent.h>
+#include <ATen/cuda/CUDAGraph.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+#endif
+
+namespace studio::model {
+
+using torch::Tensor;
+
+namespace {
+
+bool graphsTurnedOff() {
+  const char* value = std::getenv("STUDIO_DECODE_GRAPH");
+  return value != nullptr && std::strcmp(value, "off") == 0;
+}
+
+}  // namespace
+
+std::string DecodeGraph::refusal(const CausalLMImpl& lm, const ModelState& state) {
+  if (graphsTurnedOff()) return "STUDIO_DECODE_GRAPH=off";
+  if (!lm.device().is_cuda()) return "the model is not on CUDA";
+  const std::string kernel = decodeAttentionKernelRefusal(lm.device(), lm.dtype(),
+                                                          lm.config().head_dim,
+                                                          kDecodeAttentionMaxSegments);
+  if (!kernel.empty()) return kernel;
+  const std::string model = lm.inPlaceRefusal();
+  if (!model.empty()) return model;
+  if (state.length() == 0) return "nothing has been read yet (decoding follows a prefill)";
+  return {};
+}
+
+#if defined(STUDIO_HAVE_CUDA_KERNELS)
+
+struct DecodeGraph::Impl {
+  Impl(CausalLMImpl& lm_in, ModelState& state_in)
+      : lm(lm_in),
+        state(state_in),
+        stream(at::cuda::getStreamFromPool(false, lm_in.device().index())) {}
+
+  // One step in place, from the static inputs: logits [vocab].
+  Tensor forward() {
+    ForwardContext context;
+    context.mode = AttentionMode::InPlace;
+    context.state = &state;
+    context.positions = position;
+    context.key_count = key_count;
+    const Tensor hidden = lm.forward(token, context);  // [1, 1, hidden]
+    return lm.logits(hidden[0][0]);
+  }
+
+  // Captures forward() on `stream` (the current stream). On failure the graph is dropped and
+  // every later step runs eagerly.
+  void capture() {
+    graph = std::make_unique<at::cuda::CUDAGraph>();
+    try {
+#if STUDIO_TORCH_AT_LEAST(2, 0)
+      // Thread-local: the studio's other threads may use CUDA while this one captures.
+      graph->capture_begin({0, 0}, cudaStreamCaptureModeThreadLocal);
+#else
+      graph->capture_begin();
+#endif
+      try {
+        logits = forward();
+      } catch (...) {
+        graph->capture_end();
+        throw;
+      }
+      graph->capture_end();
+      ++captures;
+    } catch (const std::exception& error) {
+      graph.reset();
+      logits = Tensor();
+      capture_failure = error.what();
+      std::cerr << "decode: the CUDA graph capture failed, decoding eagerly (" << capture_failure
+                << ")\n";
+    }
+  }
+
+  CausalLMImpl& lm;
+  ModelState& state;
+  at::cuda::CUDAStream stream;
+  std::int64_t room = 0;             // positions the tails last made room for
+  std::int64_t capacity = 0;         // positions the tails hold
+  std::int64_t expected_length = 0;  // the state's length after the last step
+  Tensor token, position, key_count;  // [1, 1], [1], [1] int64 on the device: the graph's inputs
+  Tensor logits;                      // [vocab]: the graph's output
+  std::unique_ptr<at::cuda::CUDAGraph> graph;
+  std::int64_t captures = 0, replays = 0;
+  std::string capture_failure;
+};
+
+DecodeGraph::DecodeGraph(CausalLMImpl& lm, ModelState& state, std::int64_t room) {
+  const std::string why = refusal(lm, state);
+  if (!why.empty()) throwError(ErrorKind::Unsupported, "", "decode graph", why);
+  if (room < 1) throwArgument("room", "must be at least 1");
+  m_impl = std::make_unique<Impl>(lm, state);
+  const auto index = torch::TensorOptions(torch::kInt64).device(lm.device());
+  m_impl->token = torch::zeros({1, 1}, index);
+  m_impl->position = torch::zeros({1}, index);
+  m_impl->key_count = torch::zeros({1}, index);
+  m_impl->room = room;
+  m_impl->capacity = state.length() + room;
+  m_impl->expected_length = state.length();
+  torch::NoGradGuard no_grad;
+  state.kv().prepareInPlace(m_impl->capacity, kDecodeAttentionMaxSegments);
+}
+
+DecodeGraph::~DecodeGraph() = default;
+
+Tensor DecodeGraph::step(std::int64_t token) {
+  Impl& s = *m_impl;
+  if (token < 0 || token >= s.lm.config().vocab_size) {
+    throwArgument("token", std::to_string(token) + " is outside the vocabulary");
+  }
+  if (s.state.length() != s.expected_length) {
+    throwError(ErrorKind::Internal, "", "decode graph",
+               "the state changed between two steps (" + std::to_string(s.expected_length) +
+                   " tokens, now " + std::to_string(s.state.length()) + ")");
+  }
+  torch::NoGradGuard no_grad;
+  const std::int64_t position = s.state.length();
+  if (position + 1 > s.capacity) {
+    // The tails are full: they grow (into new tensors the old graph does not know) by twice the
+    // room they had, and the step is captured again.
+    s.graph.reset();
+    s.logits = Tensor();
+    s.room *= 2;
+    s.capacity = position + s.room;
+    s.state.kv().prepareInPlace(s.capacity, kDecodeAttentionMaxSegments);
+  }
+  const c10::cuda::CUDAStream caller = c10::cuda::getCurrentCUDAStream(s.stream.device_index());
+  at::cuda::CUDAEvent inputs_ready;
+  inputs_ready.record(caller);
+  inputs_ready.block(s.stream);
+  Tensor result;
+  {
+    c10::cuda::CUDAStreamGuard on_side_stream(s.stream);
+    s.token.fill_(token);
+    s.position.fill_(position);
+    s.key_count.fill_(position + 1);
+    if (s.graph) {
+      s.graph->replay();
+      result = s.logits;
+      ++s.replays;
+    } else {
+      // Eagerly first: the step's result, and the warm-up a capture needs (cuBLAS's workspace
+      // for this stream). Then the same step is captured (a capture runs nothing).
+      result = s.forward();
+      if (s.capture_failure.empty()) s.capture();
+    }
+  }
+  at::cuda::CUDAEvent done;
+  done.record(s.stream);
+  done.block(caller);
+  s.state.kv().grow(1);
+  s.state.advance(1);
+  s.expected_length = s.state.length();
+  return result;
+}
+
+std::int64_t DecodeGraph::captures() const { return m_impl->captures; }
+std::int64_t DecodeGraph::replays() const { return m_impl->replays; }
+const std::string& DecodeGraph::captureFailure() const { return m_impl->capture_failure; }
+
+#else
+
+struct DecodeGraph::Impl {};
+
+DecodeGraph::DecodeGraph(CausalLMImpl& lm, ModelState& state, std::int64_t) {
+  const std::string why = refusal(lm, state);
+  throwError(ErrorKind::Unsupported, "", "decode graph",
+             why.empty() ? "this build has no CUDA kernels" : why);
+}
+
+DecodeGraph::~DecodeGraph() = default;
+
+Tensor DecodeGraph::step(std::int64_t) {
+  throwError(ErrorKind::Unsupported, "", "decode graph", "this build has no CUDA kernels");
+}
+
+std::int64_t DecodeGraph::captures() const { return 0; }
+std::int64_t DecodeGraph::replays() const { return 0; }
+const std::string& DecodeGraph::captureFailure() const {
+  static const std::string none;
+  return none;
+}
+
+#endif
+
+}  // namespace studio::model

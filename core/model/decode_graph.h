@@ -1,0 +1,56 @@
+#pragma once
+// Decode steps replayed from a captured CUDA graph. Eager decoding launches each projection,
+// norm, RoPE, attention and MLP op of every layer one at a time; a step of a 1.7B or a 4B model
+// took 20–33 ms on an H100 or H200 whatever the model's size (docs/gpu.md): the host's launches
+// bound it, not the GPU. A DecodeGraph runs its first step eagerly in AttentionMode::InPlace
+// (mixer.h), captures the same step into a CUDA graph, and replays that graph at every later
+// step, with the token, its position and the key count written into the device tensors it reads.
+// The cache's tails are made room for in advance (KVCache::prepareInPlace); when they fill up
+// they grow, and the step is captured again.
+//
+// It applies to models of attention layers only, on CUDA, in a build with the kernels, when no
+// step needs per-step hooks (probes, fast-weight losses, routing); refusal() says why not
+// otherwise, and decodeStep (inference.h) runs instead. STUDIO_DECODE_GRAPH=off in the environment
+// turns it off everywhere.
+
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "core/model/causal_lm.h"
+#include "core/model/model_state.h"
+
+namespace studio::model {
+
+class DecodeGraph {
+ public:
+  // Why steps of this model from this state cannot be replayed from a graph; empty when they can.
+  static std::string refusal(const CausalLMImpl& lm, const ModelState& state);
+
+  // `room`: positions to make room for past the state's length; when they are used up, twice as
+  // many more.
+  // Throws studio::Error (Unsupported) with refusal()'s reason when it does not apply.
+  DecodeGraph(CausalLMImpl& lm, ModelState& state, std::int64_t room);
+  ~DecodeGraph();
+  DecodeGraph(const DecodeGraph&) = delete;
+  DecodeGraph& operator=(const DecodeGraph&) = delete;
+
+  // As decodeStep(lm, state, token): reads `token` at the state's next position and returns the
+  // logits [vocab] predicting the token after it. The tensor is the graph's output, overwritten
+  // by the next step: read it (or clone it) first. The state must not be changed in between
+  // other than by step().
+  torch::Tensor step(std::int64_t token);
+
+  std::int64_t captures() const;  // graphs captured so far (1, plus one per growth of the tails)
+  std::int64_t replays() const;   // steps replayed from a graph
+  // Set when a capture failed (the steps then run eagerly, in place): what failed.
+  const std::string& captureFailure() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> m_impl;
+};
+
+}  // namespace studio::model

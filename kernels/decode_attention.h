@@ -1,0 +1,55 @@
+#pragma once
+// One decode step's attention (flash-decoding): each head's one query, at the last position, over
+// the keys cached so far, in up to kDecodeMaxSegments segments (a forked cache's shared prefixes,
+// then its own tail). The tail's key count is read from device memory, so one captured CUDA graph
+// serves every step of a generation (core/model/decode_graph.h). The keys are cut into splits of
+// kDecodeSplitKeys positions; a block per (sequence, head, split) writes the split's running max,
+// sum of exponentials and weighted sum of values, and a second kernel combines the splits into
+// the output and the log-sum-exp. Dot products, the softmax and the sums in float32.
+// Plain C++ entry points over raw device pointers; the caller owns every buffer.
+
+#include <cstdint>
+
+#include "kernels/element_type.h"
+
+namespace studio::kernels {
+
+constexpr int kDecodeMaxSegments = 8;
+constexpr int kDecodeSplitKeys = 256;
+
+struct DecodeSegment {
+  const void* k = nullptr;  // [B, Hkv, rows, D], D contiguous
+  const void* v = nullptr;
+  std::int64_t k_batch_stride = 0, k_head_stride = 0, k_row_stride = 0;  // in elements
+  std::int64_t v_batch_stride = 0, v_head_stride = 0, v_row_stride = 0;
+  std::int64_t offset = 0;  // absolute position of the segment's first key
+  std::int64_t rows = 0;    // keys it holds (the tail: its capacity)
+};
+
+struct DecodeAttentionArgs {
+  ElementType type = ElementType::BFloat16;  // of q, the keys, the values and out
+  const void* q = nullptr;                   // [B, Hq, D], contiguous
+  DecodeSegment segments[kDecodeMaxSegments];
+  int segment_count = 0;
+  // Device, one int64: the keys visible to the query, positions 0 … key_count − 1 (the query's
+  // own position is key_count − 1). Keys past it in the last segment are never read.
+  const std::int64_t* key_count = nullptr;
+  int batch = 0, q_heads = 0, kv_heads = 0, dim = 0;  // dim ≤ 256
+  float scale = 1.0f;
+  int splits = 0;              // decodeAttentionSplits(positions the segments can hold)
+  float* partial_out = nullptr;  // [B, Hq, splits, D]: Σ_j e^{z_j − max} v_j over the split
+  float* partial_max = nullptr;  // [B, Hq, splits]: max_j z_j (−inf for a split with no key)
+  float* partial_sum = nullptr;  // [B, Hq, splits]: Σ_j e^{z_j − max}
+  void* out = nullptr;           // [B, Hq, D], contiguous
+  float* lse = nullptr;          // [B, Hq]: log Σ_j e^{z_j}, z_j = (q·k_j) · scale
+};
+
+// Splits for segments holding `positions` keys in all.
+int decodeAttentionSplits(std::int64_t positions);
+// Whether the kernels take this head dimension.
+bool decodeAttentionSupported(int dim);
+// Launches both kernels on `stream` (a cudaStream_t; nullptr: the legacy default stream). Returns
+// nullptr, or the error's description.
+const char* decodeAttention(const DecodeAttentionArgs& args, void* stream);
+
+}  // namespace studio::kernels

@@ -1,0 +1,175 @@
+// The decode step on CUDA (hidden: run on purpose on a GPU machine with
+// `build-cuda/tests/test_model "[.gpu]"`): the decode attention kernel (kernels/decode_attention.cu)
+// against the chunked attention in float32 at several shapes, and decode steps replayed from a
+// captured CUDA graph (core/model/decode_graph.h) against eager decodeStep, in float32 and bf16,
+// through growths of the cache's room (each a new capture) and from a forked state.
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdlib>
+
+#include "core/common/torch_compat.h"
+#include "core/model/attention_kernel.h"
+#include "core/model/decode_attention.h"
+#include "core/model/decode_graph.h"
+#include "core/model/generation.h"
+#include "core/model/inference.h"
+#include "core/model/model_state.h"
+#include "core/model/checkpoint_writer.h"
+#include "model_test_helpers.h"
+
+using namespace studio;
+
+namespace {
+
+double decodeRelativeError(const torch::Tensor& got, const torch::Tensor& expected) {
+  const auto g = got.to(torch::kCPU, torch::kFloat64), e = expected.to(torch::kCPU, torch::kFloat64);
+  return ((g - e).norm() / e.norm().clamp_min(1e-30)).item<double>();
+}
+
+struct DecodeShape {
+  std::int64_t batch, q_heads, kv_heads, dim;
+  std::vector<std::int64_t> prefix_segments;  // whole segments before the tail
+  std::int64_t tail_keys, tail_rows;          // keys counted in the tail, and its rows
+  torch::ScalarType dtype;
+};
+
+const std::vector<DecodeShape> kDecodeShapes = {
+    {1, 16, 8, 128, {}, 4099, 4200, torch::kBFloat16},          // Qwen3-1.7B's heads
+    {1, 32, 8, 128, {3000}, 37, 300, torch::kBFloat16},         // a forked cache: prefix + tail
+    {2, 4, 4, 64, {}, 1, 16, torch::kBFloat16},                 // one key, a batch of two
+    {1, 6, 2, 80, {100, 7}, 513, 600, torch::kFloat16},         // D not a multiple of 32
+    {1, 8, 1, 32, {}, 257, 1024, torch::kFloat32},              // multi-query, float32
+    {1, 16, 8, 256, {255}, 2, 2, torch::kBFloat16},             // D 256, a full tail
+};
+
+}  // namespace
+
+TEST_CASE("the decode attention kernel equals the chunked attention", "[model][decode-graph-gpu][.gpu]") {
+  REQUIRE(compat::cudaAvailable());
+  for (const DecodeShape& s : kDecodeShapes) {
+    std::int64_t prefix = 0;
+    for (auto n : s.prefix_segments) prefix += n;
+    const std::int64_t count = prefix + s.tail_keys;
+    INFO("heads " << s.q_heads << "/" << s.kv_heads << ", D " << s.dim << ", " << count
+                  << " keys in " << s.prefix_segments.size() + 1 << " segments");
+    torch::manual_seed(static_cast<std::uint64_t>(count));
+    const auto options = torch::TensorOptions(s.dtype).device(torch::kCUDA);
+    const auto q = torch::randn({s.batch, s.q_heads, 1, s.dim}, options);
+    std::vector<std::pair<torch::Tensor, torch::Tensor>> segments;
+    for (auto n : s.prefix_segments) {
+      segments.emplace_back(torch::randn({s.batch, s.kv_heads, n, s.dim}, options),
+                            torch::randn({s.batch, s.kv_heads, n, s.dim}, options));
+    }
+    // The tail's rows past the count hold NaN: the kernel must never read them.
+    auto tail_k = torch::full({s.batch, s.kv_heads, s.tail_rows, s.dim}, NAN, options);
+    auto tail_v = torch::full({s.batch, s.kv_heads, s.tail_rows, s.dim}, NAN, options);
+    tail_k.narrow(2, 0, s.tail_keys).normal_();
+    tail_v.narrow(2, 0, s.tail_keys).normal_();
+    segments.emplace_back(tail_k, tail_v);
+    REQUIRE(model::decodeAttentionKernelRefusal(q.device(), s.dtype, s.dim, segments.size()).empty());
+
+    const double scale = 1 / std::sqrt(static_cast<double>(s.dim));
+    const auto count_tensor = torch::full({1}, count, torch::TensorOptions(torch::kInt64).device(torch::kCUDA));
+    const auto got = model::decodeAttention(q, segments, count_tensor, scale);
+    std::vector<torch::Tensor> ks, vs;
+    for (std::size_t i = 0; i < segments.size(); ++i) {
+      const auto rows = i + 1 == segments.size() ? s.tail_keys : segments[i].first.size(2);
+      ks.push_back(segments[i].first.narrow(2, 0, rows).to(torch::kFloat32));
+      vs.push_back(segments[i].second.narrow(2, 0, rows).to(torch::kFloat32));
+    }
+    const auto expected = model::causalAttention(
+        q.to(torch::kFloat32), torch::cat(ks, 2), torch::cat(vs, 2),
+        torch::full({1}, count - 1, torch::TensorOptions(torch::kInt64).device(torch::kCUDA)), scale);
+    CHECK(got.out.scalar_type() == s.dtype);
+    CHECK(got.out.sizes() == q.sizes());
+    const double tolerance = s.dtype == torch::kFloat32 ? 1e-5 : 1e-2;
+    CHECK(decodeRelativeError(got.out, expected.out) < tolerance);
+    CHECK((got.lse.to(torch::kFloat64).cpu() - expected.lse.to(torch::kFloat64).cpu()).abs().max().item<double>() <
+          (s.dtype == torch::kFloat32 ? 1e-5 : 2e-3));
+    CHECK(!torch::isnan(got.out).any().item<bool>());
+  }
+}
+
+namespace {
+
+// The tiny qwen3 shape, wider heads (D 32), on CUDA in `dtype`.
+std::shared_ptr<model::LoadedModel> decodeGraphModel(const std::string& dtype) {
+  nlohmann::json json = model_test::tinyQwen3Config(96).toJson();
+  json["hidden_size"] = 64;
+  json["head_dim"] = 32;
+  json["num_hidden_layers"] = 3;
+  const auto config = model::ModelConfig::fromJson(json);
+  model::LoadOptions options;
+  options.device = "cuda";
+  options.dtype = dtype;
+  return model::buildModel(config, model::randomTensors(config, 11), options);
+}
+
+}  // namespace
+
+TEST_CASE("decode steps replayed from a CUDA graph equal eager decode steps", "[model][decode-graph-gpu][.gpu]") {
+  REQUIRE(compat::cudaAvailable());
+  for (const std::string dtype : {"f32", "bf16"}) {
+    for (const bool forked : {false, true}) {
+      INFO(dtype << (forked ? ", from a forked state" : ""));
+      const auto loaded = decodeGraphModel(dtype);
+      model::CausalLMImpl& lm = *loaded->lm;
+      torch::NoGradGuard no_grad;
+      std::vector<std::int64_t> prompt;
+      for (int i = 0; i < 300; ++i) prompt.push_back((i * 37 + 5) % 96);
+      model::ModelState base(lm.numLayers());
+      model::prefill(lm, base, prompt);
+      model::ModelState eager = forked ? base.fork() : base.copy();
+      model::ModelState graphed = forked ? base.fork() : base.copy();
+      REQUIRE(model::DecodeGraph::refusal(lm, graphed).empty());
+      // Room for 8 tokens: 40 steps grow it twice (to 16, then 32 more), each growth a new capture.
+      model::DecodeGraph graph(lm, graphed, 8);
+      double worst = 0;
+      for (int i = 0; i < 40; ++i) {
+        const std::int64_t token = (i * 13 + 2) % 96;  // the same tokens fed to both
+        const auto expected = model::decodeStep(lm, eager, token).to(torch::kFloat32);
+        const auto got = graph.step(token).to(torch::kFloat32);
+        worst = std::max(worst, decodeRelativeError(got, expected));
+      }
+      CHECK(graph.captureFailure().empty());
+      CHECK(graph.captures() == 3);
+      CHECK(graph.replays() == 40 - 3);
+      CHECK(worst < (dtype == "f32" ? 1e-4 : 2e-2));
+      CHECK(graphed.length() == eager.length());
+      // The first layer's keys are the same either way; a later layer's differ by bf16 rounding
+      // of the attention before it (the decode kernel sums in another order than flash).
+      for (int layer = 0; layer < lm.numLayers(); ++layer) {
+        CHECK(decodeRelativeError(graphed.kv().contiguous(layer).first,
+                                  eager.kv().contiguous(layer).first) < (dtype == "f32" ? 1e-5 : 1e-2));
+      }
+      if (forked) {
+        CHECK(base.length() == static_cast<std::int64_t>(prompt.size()));  // the parent is untouched
+      }
+    }
+  }
+}
+
+TEST_CASE("generate on CUDA gives the same greedy tokens with and without the graph", "[model][decode-graph-gpu][.gpu]") {
+  REQUIRE(compat::cudaAvailable());
+  const auto loaded = decodeGraphModel("f32");
+  model::CausalLMImpl& lm = *loaded->lm;
+  std::vector<std::int64_t> prompt;
+  for (int i = 0; i < 50; ++i) prompt.push_back((i * 7 + 3) % 96);
+  model::StopCriteria stop;
+  stop.max_tokens = 24;
+  const auto run = [&] {
+    model::ModelState state(lm.numLayers());
+    auto logits = model::prefill(lm, state, prompt);
+    model::Sampler sampler(model::SamplingParams{});
+    auto out = model::generate(lm, state, logits, sampler, stop, nullptr);
+    return std::make_pair(out.ids, state.length());
+  };
+  const auto graphed = run();
+  setenv("STUDIO_DECODE_GRAPH", "off", 1);
+  const auto eager = run();
+  unsetenv("STUDIO_DECODE_GRAPH");
+  CHECK(graphed.first == eager.first);
+  CHECK(graphed.second == eager.second);
+}
