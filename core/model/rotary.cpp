@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/model/fused_elementwise.h"
+
 namespace studio::model {
 
 namespace {
@@ -84,6 +86,7 @@ Rotary::Rotary(const ModelConfig& config, torch::Device device) {
 
 torch::Tensor Rotary::apply(const torch::Tensor& x, const torch::Tensor& positions) const {
   if (!m_enabled) return x;
+  if (auto fused = fusedRotary(x, positions, m_inv_freq, m_attention_factor)) return *fused;  // CUDA inference
   // freqs: [T, head_dim/2] in float32, as transformers computes them whatever the model dtype.
   auto freqs = positions.to(x.device(), torch::kFloat32).unsqueeze(1) * m_inv_freq.unsqueeze(0);
   auto emb = torch::cat({freqs, freqs}, -1);  // [T, head_dim]

@@ -1,0 +1,112 @@
+#include "core/model/fused_elementwise.h"
+
+#include "core/common/error.h"
+
+#if defined(STUDIO_HAVE_CUDA_KERNELS)
+#include <c10/cuda/CUDAStream.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "kernels/rms_norm.h"
+#include "kernels/rotary.h"
+#endif
+
+namespace studio::model {
+
+using torch::Tensor;
+
+#if defined(STUDIO_HAVE_CUDA_KERNELS)
+
+namespace {
+
+// Read at every call, so that a test can compare both paths in one process.
+bool fusedTurnedOff() {
+  const char* value = std::getenv("STUDIO_FUSED_ELEMENTWISE");
+  return value != nullptr && std::strcmp(value, "off") == 0;
+}
+
+std::optional<kernels::ElementType> elementType(torch::ScalarType type) {
+  switch (type) {
+    case torch::kFloat32: return kernels::ElementType::Float32;
+    case torch::kBFloat16: return kernels::ElementType::BFloat16;
+    case torch::kFloat16: return kernels::ElementType::Float16;
+    default: return std::nullopt;
+  }
+}
+
+bool needsGradient(const Tensor& a, const Tensor& b) {
+  return torch::GradMode::is_enabled() && (a.requires_grad() || b.requires_grad());
+}
+
+void* currentStream() { return c10::cuda::getCurrentCUDAStream().stream(); }
+
+}  // namespace
+
+std::optional<Tensor> fusedRmsNorm(const Tensor& x, const Tensor& weight, double eps) {
+  const auto type = elementType(x.scalar_type());
+  if (!x.is_cuda() || !type || weight.scalar_type() != x.scalar_type() || x.dim() < 1 ||
+      x.numel() == 0 || weight.dim() != 1 || weight.size(0) != x.size(-1) ||
+      needsGradient(x, weight) || fusedTurnedOff()) {
+    return std::nullopt;
+  }
+  const Tensor input = x.contiguous(), w = weight.contiguous();
+  Tensor out = torch::empty_like(input);
+  kernels::RmsNormArgs a;
+  a.type = *type;
+  a.x = input.data_ptr();
+  a.weight = w.data_ptr();
+  a.out = out.data_ptr();
+  a.n = static_cast<int>(x.size(-1));
+  a.rows = x.numel() / x.size(-1);
+  a.eps = static_cast<float>(eps);
+  if (const char* error = kernels::rmsNorm(a, currentStream())) {
+    throwError(ErrorKind::Internal, "", "RMSNorm kernel", error);
+  }
+  return out;
+}
+
+std::optional<Tensor> fusedRotary(const Tensor& x, const Tensor& positions, const Tensor& inv_freq,
+                                  double attention_factor) {
+  const auto type = elementType(x.scalar_type());
+  if (!x.is_cuda() || !type || x.dim() != 4 || x.numel() == 0 || x.stride(3) != 1 ||
+      x.size(3) % 2 != 0 || positions.device() != x.device() ||
+      positions.scalar_type() != torch::kInt64 || positions.dim() != 1 ||
+      positions.size(0) != x.size(2) || inv_freq.scalar_type() != torch::kFloat32 ||
+      inv_freq.numel() != x.size(3) / 2 || inv_freq.device() != x.device() ||
+      needsGradient(x, inv_freq) || fusedTurnedOff()) {
+    return std::nullopt;
+  }
+  const Tensor pos = positions.contiguous(), freq = inv_freq.contiguous();
+  Tensor out = torch::empty(x.sizes(), x.options().memory_format(torch::MemoryFormat::Contiguous));
+  kernels::RotaryArgs a;
+  a.type = *type;
+  a.x = x.data_ptr();
+  a.x_batch_stride = x.stride(0);
+  a.x_head_stride = x.stride(1);
+  a.x_token_stride = x.stride(2);
+  a.positions = pos.data_ptr<std::int64_t>();
+  a.inv_freq = freq.data_ptr<float>();
+  a.attention_factor = static_cast<float>(attention_factor);
+  a.out = out.data_ptr();
+  a.batch = static_cast<int>(x.size(0));
+  a.heads = static_cast<int>(x.size(1));
+  a.tokens = static_cast<int>(x.size(2));
+  a.dim = static_cast<int>(x.size(3));
+  if (const char* error = kernels::rotary(a, currentStream())) {
+    throwError(ErrorKind::Internal, "", "rotary kernel", error);
+  }
+  return out;
+}
+
+#else
+
+std::optional<Tensor> fusedRmsNorm(const Tensor&, const Tensor&, double) { return std::nullopt; }
+
+std::optional<Tensor> fusedRotary(const Tensor&, const Tensor&, const Tensor&, double) {
+  return std::nullopt;
+}
+
+#endif
+
+}  // namespace studio::model

@@ -1,0 +1,26 @@
+#pragma once
+// RMSNorm and the rotary embedding as one CUDA kernel each (kernels/rms_norm.cu,
+// kernels/rotary.cu) in place of libtorch compositions of 8 and 14 elementwise ops: a decode step
+// of a 28-layer model ran about 2,000 kernels, most of them these, each a few microseconds however
+// little it does (docs/gpu.md). The kernels round as the compositions do (layers_basic.cpp,
+// rotary.cpp), which stay the reference and run everywhere else: on the CPU, in float64, when a
+// gradient is needed (the kernels have no backward), in a build without the kernels, and with
+// STUDIO_FUSED_ELEMENTWISE=off in the environment.
+
+#include <torch/torch.h>
+
+#include <optional>
+
+namespace studio::model {
+
+// weight · (x · rsqrt(mean(x²) + eps)) over x's last dimension; nullopt where the kernel does
+// not apply.
+std::optional<torch::Tensor> fusedRmsNorm(const torch::Tensor& x, const torch::Tensor& weight,
+                                          double eps);
+
+// x [B, H, T, D] rotated at `positions` [T] (int64, on x's device) with `inv_freq` [D/2] float32
+// and Yarn's attention factor; contiguous. nullopt where the kernel does not apply.
+std::optional<torch::Tensor> fusedRotary(const torch::Tensor& x, const torch::Tensor& positions,
+                                         const torch::Tensor& inv_freq, double attention_factor);
+
+}  // namespace studio::model

@@ -1,0 +1,25 @@
+#pragma once
+// RMSNorm in one kernel, rounded as transformers' Qwen3/Llama RMSNorm is (core/model/layers_basic.cpp's
+// composition): the mean square in float32, x·rsqrt(mean + eps) rounded to the input's type, then
+// times the weight, rounded again. A block per row. Plain C++ entry point over raw device pointers.
+
+#include <cstdint>
+
+#include "kernels/element_type.h"
+
+namespace studio::kernels {
+
+struct RmsNormArgs {
+  ElementType type = ElementType::BFloat16;  // of x, weight and out
+  const void* x = nullptr;       // [rows, n], contiguous
+  const void* weight = nullptr;  // [n]
+  void* out = nullptr;           // [rows, n], contiguous
+  std::int64_t rows = 0;
+  int n = 0;
+  float eps = 1e-6f;
+};
+
+// Launches on `stream` (a cudaStream_t). Returns nullptr, or the error's description.
+const char* rmsNorm(const RmsNormArgs& args, void* stream);
+
+}  // namespace studio::kernels

@@ -1,0 +1,66 @@
+// Rotary embedding: a block per (batch, head, token) row, a thread per pair (d, d + D/2).
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include "kernels/rotary.h"
+
+namespace studio::kernels {
+
+namespace {
+
+__device__ float toFloat(float x) { return x; }
+__device__ float toFloat(__nv_bfloat16 x) { return __bfloat162float(x); }
+__device__ float toFloat(__half x) { return __half2float(x); }
+
+template <typename T> __device__ T fromFloat(float x);
+template <> __device__ float fromFloat<float>(float x) { return x; }
+template <> __device__ __nv_bfloat16 fromFloat<__nv_bfloat16>(float x) { return __float2bfloat16(x); }
+template <> __device__ __half fromFloat<__half>(float x) { return __float2half(x); }
+
+// a·b rounded to T, as one elementwise op of T computes it.
+template <typename T>
+__device__ float product(float a, float b) { return toFloat(fromFloat<T>(a * b)); }
+
+template <typename T>
+__global__ void rotaryKernel(RotaryArgs a) {
+  const int half = a.dim / 2;
+  const int d = threadIdx.x;
+  if (d >= half) return;
+  const int row = blockIdx.x;  // ((b · H) + h) · T + t
+  const int t = row % a.tokens, h = (row / a.tokens) % a.heads, b = row / (a.tokens * a.heads);
+  const T* x = static_cast<const T*>(a.x) + b * a.x_batch_stride + h * a.x_head_stride +
+               static_cast<std::int64_t>(t) * a.x_token_stride;
+  T* out = static_cast<T*>(a.out) + static_cast<std::int64_t>(row) * a.dim;
+  const float angle = static_cast<float>(a.positions[t]) * a.inv_freq[d];
+  const float c = toFloat(fromFloat<T>(cosf(angle) * a.attention_factor));
+  const float s = toFloat(fromFloat<T>(sinf(angle) * a.attention_factor));
+  const float x1 = toFloat(x[d]), x2 = toFloat(x[d + half]);
+  out[d] = fromFloat<T>(product<T>(x1, c) + product<T>(-x2, s));
+  out[d + half] = fromFloat<T>(product<T>(x2, c) + product<T>(x1, s));
+}
+
+template <typename T>
+const char* launch(const RotaryArgs& a, cudaStream_t stream) {
+  const int threads = ((a.dim / 2 + 31) / 32) * 32;
+  const std::int64_t rows = static_cast<std::int64_t>(a.batch) * a.heads * a.tokens;
+  rotaryKernel<T><<<static_cast<unsigned>(rows), threads, 0, stream>>>(a);
+  return cudaGetLastError() == cudaSuccess ? nullptr : "the rotary kernel did not launch";
+}
+
+}  // namespace
+
+const char* rotary(const RotaryArgs& a, void* stream_ptr) {
+  if (a.dim < 2 || a.dim % 2 != 0 || a.dim > 2048) return "rotary needs an even head_dim up to 2048";
+  const std::int64_t rows = static_cast<std::int64_t>(a.batch) * a.heads * a.tokens;
+  if (rows < 1 || rows > 2147483647) return "rotary needs 1 to 2^31 − 1 rows";
+  const auto stream = static_cast<cudaStream_t>(stream_ptr);
+  switch (a.type) {
+    case ElementType::Float32: return launch<float>(a, stream);
+    case ElementType::BFloat16: return launch<__nv_bfloat16>(a, stream);
+    case ElementType::Float16: return launch<__half>(a, stream);
+  }
+  return "unknown element type";
+}
+
+}  // namespace studio::kernels

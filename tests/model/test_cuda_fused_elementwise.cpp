@@ -1,0 +1,97 @@
+// The fused RMSNorm and rotary kernels (core/model/fused_elementwise.h) against the libtorch
+// compositions they replace, on CUDA (hidden: run on purpose on a GPU machine with
+// `build-cuda/tests/test_model "[.gpu]"`). They round as the compositions do, so in float32 they
+// agree to float32 rounding and in bf16/f16 nearly every element is bit-identical (the float32
+// sum of squares is added up in another order).
+
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+
+#include "core/common/torch_compat.h"
+#include "core/model/fused_elementwise.h"
+#include "core/model/layers_basic.h"
+#include "core/model/model_config.h"
+#include "core/model/rotary.h"
+#include "model_test_helpers.h"
+
+using namespace studio;
+
+namespace {
+
+// The share of elements that are bit-identical, and the largest difference relative to the
+// largest magnitude.
+std::pair<double, double> fusedAgreement(const torch::Tensor& got, const torch::Tensor& expected) {
+  const auto g = got.to(torch::kCPU, torch::kFloat64), e = expected.to(torch::kCPU, torch::kFloat64);
+  const double equal = (g == e).to(torch::kFloat64).mean().item<double>();
+  const double spread = ((g - e).abs().max() / e.abs().max().clamp_min(1e-30)).item<double>();
+  return {equal, spread};
+}
+
+// The composition: the same call with the kernels turned off.
+template <typename F>
+torch::Tensor composed(F&& f) {
+  setenv("STUDIO_FUSED_ELEMENTWISE", "off", 1);
+  torch::Tensor out = f();
+  unsetenv("STUDIO_FUSED_ELEMENTWISE");
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("the fused RMSNorm kernel rounds as the composition does", "[model][fused-elementwise-gpu][.gpu]") {
+  REQUIRE(compat::cudaAvailable());
+  torch::NoGradGuard no_grad;
+  for (const auto type : {torch::kBFloat16, torch::kFloat16, torch::kFloat32}) {
+    for (const auto& shape : std::vector<std::vector<std::int64_t>>{{1, 1, 2048}, {2, 37, 16, 128}, {5, 80}, {3, 2560}}) {
+      INFO(c10::toString(type) << ", last dimension " << shape.back());
+      torch::manual_seed(static_cast<std::uint64_t>(shape.back()));
+      const auto options = torch::TensorOptions(type).device(torch::kCUDA);
+      const auto x = (torch::randn(shape, torch::kFloat32) * 3).to(options);
+      model::RMSNorm norm(shape.back(), 1e-6, options);
+      norm->weight.copy_(torch::rand({shape.back()}) + 0.5);
+      REQUIRE(model::fusedRmsNorm(x, norm->weight, 1e-6).has_value());
+      const auto got = norm->forward(x);
+      const auto expected = composed([&] { return norm->forward(x); });
+      REQUIRE(got.sizes() == expected.sizes());
+      const auto [equal, spread] = fusedAgreement(got, expected);
+      if (type == torch::kFloat32) {
+        CHECK(spread < 1e-6);
+      } else {
+        CHECK(equal > 0.99);
+        CHECK(spread < 1e-2);
+      }
+    }
+  }
+}
+
+TEST_CASE("the fused rotary kernel rounds as the composition does", "[model][fused-elementwise-gpu][.gpu]") {
+  REQUIRE(compat::cudaAvailable());
+  torch::NoGradGuard no_grad;
+  for (const std::string scaling : {"none", "yarn"}) {
+    nlohmann::json json = model_test::tinyQwen3Config().toJson();
+    json["head_dim"] = 128;
+    if (scaling == "yarn") {
+      json["rope_scaling"] = {{"rope_type", "yarn"}, {"factor", 4.0}, {"original_max_position_embeddings", 4096}};
+    }
+    const auto config = model::ModelConfig::fromJson(json);
+    const model::Rotary rotary(config, torch::kCUDA);
+    for (const auto type : {torch::kBFloat16, torch::kFloat16, torch::kFloat32}) {
+      INFO(scaling << ", " << c10::toString(type));
+      torch::manual_seed(4);
+      const auto options = torch::TensorOptions(type).device(torch::kCUDA);
+      // [B, T, H, D] transposed, as the attention layers hand it over; odd T, positions up to 40k.
+      const auto x = torch::randn({2, 13, 6, 128}, torch::kFloat32).to(options).transpose(1, 2);
+      const auto positions = torch::randint(0, 40000, {13}, torch::kInt64).to(torch::kCUDA);
+      const auto got = rotary.apply(x, positions);
+      const auto expected = composed([&] { return rotary.apply(x, positions); });
+      const auto [equal, spread] = fusedAgreement(got, expected);
+      if (type == torch::kFloat32) {
+        CHECK(spread < 1e-6);
+      } else {
+        CHECK(equal > 0.99);
+        CHECK(spread < 1e-2);
+      }
+    }
+  }
+}
