@@ -1,8 +1,9 @@
-// The decode step's attention: a block of 4 warps per (head, split, sequence); each warp walks a
-// contiguous quarter of the split kUnroll keys at a time (their key and value rows loaded
-// together, so several loads are in flight), its lanes splitting the head dimension and reducing the dot products with
-// shuffles, and keeps an online softmax (running max, sum and weighted values) in float32. The
-// warps merge in shared memory into the split's partial result; a second kernel merges the splits.
+// The decode step's attention: a block of 4 warps per (up to 4 query heads of one KV head, split,
+// sequence); each warp walks a contiguous quarter of the split kUnroll keys at a time (their key
+// and value rows loaded together, so several loads are in flight), each lane holding E
+// consecutive dimensions (one vector load per row), the dot products reduced with shuffles, and
+// keeps an online softmax (running max, sum and weighted values) per head in float32. The warps
+// merge in shared memory into the split's partial results; a second kernel merges the splits.
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -17,7 +18,6 @@ namespace {
 
 constexpr int kWarps = 4;
 constexpr int kThreads = 32 * kWarps;
-constexpr int kMaxDimPerLane = 8;  // D ≤ 256
 constexpr int kUnroll = 4;
 
 __device__ float toFloat(float x) { return x; }
@@ -28,6 +28,24 @@ template <typename T> __device__ T fromFloat(float x);
 template <> __device__ float fromFloat<float>(float x) { return x; }
 template <> __device__ __nv_bfloat16 fromFloat<__nv_bfloat16>(float x) { return __float2bfloat16(x); }
 template <> __device__ __half fromFloat<__half>(float x) { return __float2half(x); }
+
+// A lane's E consecutive elements of a row: dimensions lane·E … lane·E + E − 1.
+template <typename T, int E>
+struct alignas(sizeof(T) * E) Chunk {
+  T v[E];
+};
+
+// One vector load where the row allows it (`vector`: dim a multiple of E and every row aligned to
+// a chunk, checked by the host), else element by element; zeros past dim.
+template <typename T, int E>
+__device__ Chunk<T, E> loadChunk(const T* row, int lane, int dim, bool vector) {
+  const int d0 = lane * E;
+  if (vector && d0 + E <= dim) return *reinterpret_cast<const Chunk<T, E>*>(row + d0);
+  Chunk<T, E> c;
+#pragma unroll
+  for (int e = 0; e < E; ++e) c.v[e] = d0 + e < dim ? row[d0 + e] : fromFloat<T>(0.0f);
+  return c;
+}
 
 // The rows of key position p for sequence b and KV head h: its key and its value.
 template <typename T>
@@ -41,110 +59,127 @@ __device__ void keyValueRows(const DecodeAttentionArgs& a, int b, int h, std::in
   v = static_cast<const T*>(seg.v) + b * seg.v_batch_stride + h * seg.v_head_stride + row * seg.v_row_stride;
 }
 
-template <typename T>
+// A block per (G query heads of one KV head, split, sequence): each key and value row is read once
+// for the G heads that share it (grouped-query attention).
+template <typename T, int E, int G>
 __global__ void __launch_bounds__(kThreads) splitKernel(DecodeAttentionArgs a) {
-  const int h = blockIdx.x, split = blockIdx.y, b = blockIdx.z;
-  const int h_kv = h / (a.q_heads / a.kv_heads);
+  const int group = a.q_heads / a.kv_heads;
+  const int blocks_per_kv_head = group / G;
+  const int h_kv = blockIdx.x / blocks_per_kv_head;
+  const int h0 = h_kv * group + (blockIdx.x % blocks_per_kv_head) * G;  // the block's first head
+  const int split = blockIdx.y, b = blockIdx.z;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const std::int64_t count = *a.key_count;
   const std::int64_t split_begin = static_cast<std::int64_t>(split) * kDecodeSplitKeys;
   const std::int64_t split_end = min(count, split_begin + kDecodeSplitKeys);
-  const std::int64_t slot = (static_cast<std::int64_t>(b) * a.q_heads + h) * a.splits + split;
 
-  // This lane's slice of the query: dimensions lane, lane + 32, …
-  const T* q = static_cast<const T*>(a.q) + (static_cast<std::int64_t>(b) * a.q_heads + h) * a.dim;
-  float q_lane[kMaxDimPerLane], acc[kMaxDimPerLane];
+  float q_lane[G][E], acc[G][E], m[G], l[G];
 #pragma unroll
-  for (int t = 0; t < kMaxDimPerLane; ++t) {
-    const int d = lane + 32 * t;
-    q_lane[t] = d < a.dim ? toFloat(q[d]) : 0.0f;
-    acc[t] = 0.0f;
+  for (int g = 0; g < G; ++g) {
+    const T* q = static_cast<const T*>(a.q) + (static_cast<std::int64_t>(b) * a.q_heads + h0 + g) * a.dim;
+#pragma unroll
+    for (int e = 0; e < E; ++e) {
+      const int d = lane * E + e;
+      q_lane[g][e] = d < a.dim ? toFloat(q[d]) : 0.0f;
+      acc[g][e] = 0.0f;
+    }
+    m[g] = -INFINITY;
+    l[g] = 0.0f;
   }
-  float m = -INFINITY, l = 0.0f;
   constexpr int kPerWarp = kDecodeSplitKeys / kWarps;
   const std::int64_t warp_begin = split_begin + warp * kPerWarp;
   const std::int64_t warp_end = min(split_end, warp_begin + kPerWarp);
   for (std::int64_t p0 = warp_begin; p0 < warp_end; p0 += kUnroll) {
     // kUnroll keys and their values loaded together, before any of them is used: the value rows
     // do not wait for the softmax of their keys.
-    float z[kUnroll];
+    float z[G][kUnroll];
     bool valid[kUnroll];
-    T v_lane[kUnroll][kMaxDimPerLane];
+    Chunk<T, E> v_chunk[kUnroll];
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      z[u] = 0.0f;
       valid[u] = p0 + u < warp_end;
+#pragma unroll
+      for (int g = 0; g < G; ++g) z[g][u] = 0.0f;
       if (valid[u]) {
         const T* k_row;
         const T* v_row;
         keyValueRows<T>(a, b, h_kv, p0 + u, k_row, v_row);
+        const Chunk<T, E> k_chunk = loadChunk<T, E>(k_row, lane, a.dim, a.vector_loads);
+        v_chunk[u] = loadChunk<T, E>(v_row, lane, a.dim, a.vector_loads);
 #pragma unroll
-        for (int t = 0; t < kMaxDimPerLane; ++t) {
-          const int d = lane + 32 * t;
-          if (d < a.dim) {
-            z[u] += q_lane[t] * toFloat(k_row[d]);
-            v_lane[u][t] = v_row[d];
-          }
+        for (int g = 0; g < G; ++g) {
+#pragma unroll
+          for (int e = 0; e < E; ++e) z[g][u] += q_lane[g][e] * toFloat(k_chunk.v[e]);
         }
       }
     }
 #pragma unroll
     for (int offset = 16; offset > 0; offset /= 2) {
 #pragma unroll
-      for (int u = 0; u < kUnroll; ++u) z[u] += __shfl_xor_sync(0xffffffffu, z[u], offset);
-    }
-    float step_max = -INFINITY;
+      for (int g = 0; g < G; ++g) {
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      z[u] = valid[u] ? z[u] * a.scale : -INFINITY;
-      step_max = fmaxf(step_max, z[u]);
-    }
-    const float m_new = fmaxf(m, step_max);
-    const float correction = expf(m - m_new);  // 0 while m is −inf
-    l *= correction;
-#pragma unroll
-    for (int t = 0; t < kMaxDimPerLane; ++t) acc[t] *= correction;
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      if (!valid[u]) continue;
-      const float weight = expf(z[u] - m_new);
-      l += weight;
-#pragma unroll
-      for (int t = 0; t < kMaxDimPerLane; ++t) {
-        if (lane + 32 * t < a.dim) acc[t] += weight * toFloat(v_lane[u][t]);
+        for (int u = 0; u < kUnroll; ++u) z[g][u] += __shfl_xor_sync(0xffffffffu, z[g][u], offset);
       }
     }
-    m = m_new;
+#pragma unroll
+    for (int g = 0; g < G; ++g) {
+      float step_max = -INFINITY;
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        z[g][u] = valid[u] ? z[g][u] * a.scale : -INFINITY;
+        step_max = fmaxf(step_max, z[g][u]);
+      }
+      const float m_new = fmaxf(m[g], step_max);
+      const float correction = expf(m[g] - m_new);  // 0 while m is −inf
+      l[g] *= correction;
+#pragma unroll
+      for (int e = 0; e < E; ++e) acc[g][e] *= correction;
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        if (!valid[u]) continue;
+        const float weight = expf(z[g][u] - m_new);
+        l[g] += weight;
+#pragma unroll
+        for (int e = 0; e < E; ++e) acc[g][e] += weight * toFloat(v_chunk[u].v[e]);
+      }
+      m[g] = m_new;
+    }
   }
 
-  __shared__ float warp_max[kWarps], warp_sum[kWarps];
-  __shared__ float warp_acc[kWarps][32 * kMaxDimPerLane];
-  if (lane == 0) {
-    warp_max[warp] = m;
-    warp_sum[warp] = l;
-  }
+  __shared__ float warp_max[kWarps][G], warp_sum[kWarps][G];
+  __shared__ float warp_acc[kWarps][G][32 * E];
 #pragma unroll
-  for (int t = 0; t < kMaxDimPerLane; ++t) {
-    const int d = lane + 32 * t;
-    if (d < a.dim) warp_acc[warp][d] = acc[t];
+  for (int g = 0; g < G; ++g) {
+    if (lane == 0) {
+      warp_max[warp][g] = m[g];
+      warp_sum[warp][g] = l[g];
+    }
+#pragma unroll
+    for (int e = 0; e < E; ++e) {
+      const int d = lane * E + e;
+      if (d < a.dim) warp_acc[warp][g][d] = acc[g][e];
+    }
   }
   __syncthreads();
-  float block_max = -INFINITY;
-  for (int w = 0; w < kWarps; ++w) block_max = fmaxf(block_max, warp_max[w]);
-  float scales[kWarps];
-  for (int w = 0; w < kWarps; ++w) {
-    scales[w] = block_max == -INFINITY ? 0.0f : expf(warp_max[w] - block_max);
-  }
-  for (int d = threadIdx.x; d < a.dim; d += kThreads) {
-    float sum = 0.0f;
-    for (int w = 0; w < kWarps; ++w) sum += scales[w] * warp_acc[w][d];
-    a.partial_out[slot * a.dim + d] = sum;
-  }
-  if (threadIdx.x == 0) {
-    float sum = 0.0f;
-    for (int w = 0; w < kWarps; ++w) sum += scales[w] * warp_sum[w];
-    a.partial_max[slot] = block_max;
-    a.partial_sum[slot] = sum;
+  for (int g = 0; g < G; ++g) {
+    const std::int64_t slot = (static_cast<std::int64_t>(b) * a.q_heads + h0 + g) * a.splits + split;
+    float block_max = -INFINITY;
+    for (int w = 0; w < kWarps; ++w) block_max = fmaxf(block_max, warp_max[w][g]);
+    float scales[kWarps];
+    for (int w = 0; w < kWarps; ++w) {
+      scales[w] = block_max == -INFINITY ? 0.0f : expf(warp_max[w][g] - block_max);
+    }
+    for (int d = threadIdx.x; d < a.dim; d += kThreads) {
+      float sum = 0.0f;
+      for (int w = 0; w < kWarps; ++w) sum += scales[w] * warp_acc[w][g][d];
+      a.partial_out[slot * a.dim + d] = sum;
+    }
+    if (threadIdx.x == 0) {
+      float sum = 0.0f;
+      for (int w = 0; w < kWarps; ++w) sum += scales[w] * warp_sum[w][g];
+      a.partial_max[slot] = block_max;
+      a.partial_sum[slot] = sum;
+    }
   }
 }
 
@@ -176,10 +211,28 @@ __global__ void __launch_bounds__(kThreads) mergeKernel(DecodeAttentionArgs a) {
   if (threadIdx.x == 0) a.lse[row] = total_sum > 0.0f ? total_max + logf(total_sum) : -INFINITY;
 }
 
+template <typename T, int E, int G>
+const char* launchSplits(const DecodeAttentionArgs& a, cudaStream_t stream) {
+  splitKernel<T, E, G><<<dim3(a.q_heads / G, a.splits, a.batch), kThreads, 0, stream>>>(a);
+  return cudaGetLastError() == cudaSuccess ? nullptr : "the decode attention's split kernel did not launch";
+}
+
+// The most heads of a KV head's group that one block takes: 4, 2 or 1, a divisor of the group.
+template <typename T, int E>
+const char* launchSplits(const DecodeAttentionArgs& a, cudaStream_t stream) {
+  const int group = a.q_heads / a.kv_heads;
+  if (group % 4 == 0) return launchSplits<T, E, 4>(a, stream);
+  if (group % 2 == 0) return launchSplits<T, E, 2>(a, stream);
+  return launchSplits<T, E, 1>(a, stream);
+}
+
 template <typename T>
 const char* launch(const DecodeAttentionArgs& a, cudaStream_t stream) {
-  splitKernel<T><<<dim3(a.q_heads, a.splits, a.batch), kThreads, 0, stream>>>(a);
-  if (cudaGetLastError() != cudaSuccess) return "the decode attention's split kernel did not launch";
+  const int e = decodeAttentionChunk(a.dim);
+  const char* error = e == 2   ? launchSplits<T, 2>(a, stream)
+                      : e == 4 ? launchSplits<T, 4>(a, stream)
+                               : launchSplits<T, 8>(a, stream);
+  if (error) return error;
   mergeKernel<T><<<dim3(a.q_heads, 1, a.batch), kThreads, 0, stream>>>(a);
   if (cudaGetLastError() != cudaSuccess) return "the decode attention's merge kernel did not launch";
   return nullptr;
@@ -191,7 +244,9 @@ int decodeAttentionSplits(std::int64_t positions) {
   return static_cast<int>((positions + kDecodeSplitKeys - 1) / kDecodeSplitKeys);
 }
 
-bool decodeAttentionSupported(int dim) { return dim >= 1 && dim <= 32 * kMaxDimPerLane; }
+bool decodeAttentionSupported(int dim) { return dim >= 1 && dim <= 256; }
+
+int decodeAttentionChunk(int dim) { return dim <= 64 ? 2 : dim <= 128 ? 4 : 8; }
 
 const char* decodeAttention(const DecodeAttentionArgs& a, void* stream_ptr) {
   if (!decodeAttentionSupported(a.dim)) return "head_dim must be 1 to 256";

@@ -35,6 +35,9 @@ struct DecodeAttentionArgs {
   // own position is key_count − 1). Keys past it in the last segment are never read.
   const std::int64_t* key_count = nullptr;
   int batch = 0, q_heads = 0, kv_heads = 0, dim = 0;  // dim ≤ 256
+  // Rows read as one vector of decodeAttentionChunk(dim) elements per lane: set by the caller when
+  // dim is a multiple of the chunk and every segment's pointers and strides are aligned to it.
+  bool vector_loads = false;
   float scale = 1.0f;
   int splits = 0;              // decodeAttentionSplits(positions the segments can hold)
   float* partial_out = nullptr;  // [B, Hq, splits, D]: Σ_j e^{z_j − max} v_j over the split
@@ -48,6 +51,8 @@ struct DecodeAttentionArgs {
 int decodeAttentionSplits(std::int64_t positions);
 // Whether the kernels take this head dimension.
 bool decodeAttentionSupported(int dim);
+// The consecutive elements of a row each lane reads: 2, 4 or 8 (dim ≤ 64, 128, 256).
+int decodeAttentionChunk(int dim);
 // Launches both kernels on `stream` (a cudaStream_t; nullptr: the legacy default stream). Returns
 // nullptr, or the error's description.
 const char* decodeAttention(const DecodeAttentionArgs& args, void* stream);

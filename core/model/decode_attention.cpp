@@ -1,5 +1,7 @@
 #include "core/model/decode_attention.h"
 
+#include <cstdint>
+
 #include "core/common/error.h"
 
 #if defined(STUDIO_HAVE_CUDA_KERNELS)
@@ -105,6 +107,20 @@ AttentionOutput decodeAttention(const Tensor& q, const std::vector<std::pair<Ten
   a.kv_heads = static_cast<int>(segments.front().first.size(1));
   a.dim = static_cast<int>(D);
   a.scale = static_cast<float>(scale);
+  // One vector load per lane and row where every row starts on a chunk boundary.
+  const std::int64_t chunk = kernels::decodeAttentionChunk(a.dim);
+  const auto aligned = [&](const void* p, std::int64_t b, std::int64_t h, std::int64_t r) {
+    const auto bytes = chunk * static_cast<std::int64_t>(q.element_size());
+    return reinterpret_cast<std::uintptr_t>(p) % static_cast<std::uintptr_t>(bytes) == 0 &&
+           b % chunk == 0 && h % chunk == 0 && r % chunk == 0;
+  };
+  a.vector_loads = D % chunk == 0;
+  for (int i = 0; i < a.segment_count; ++i) {
+    const kernels::DecodeSegment& s = a.segments[i];
+    a.vector_loads = a.vector_loads &&
+                     aligned(s.k, s.k_batch_stride, s.k_head_stride, s.k_row_stride) &&
+                     aligned(s.v, s.v_batch_stride, s.v_head_stride, s.v_row_stride);
+  }
   a.splits = kernels::decodeAttentionSplits(offset);
   const auto f32 = q.options().dtype(torch::kFloat32);
   const Tensor partial_out = torch::empty({B, Hq, a.splits, D}, f32);

@@ -36,10 +36,12 @@ struct DecodeShape {
 };
 
 const std::vector<DecodeShape> kDecodeShapes = {
-    {1, 16, 8, 128, {}, 4099, 4200, torch::kBFloat16},          // Qwen3-1.7B's heads
-    {1, 32, 8, 128, {3000}, 37, 300, torch::kBFloat16},         // a forked cache: prefix + tail
+    {1, 16, 8, 128, {}, 4099, 4200, torch::kBFloat16},          // Qwen3-1.7B's heads (groups of 2)
+    {1, 32, 8, 128, {3000}, 37, 300, torch::kBFloat16},         // Qwen3-4B's (4), a forked cache
     {2, 4, 4, 64, {}, 1, 16, torch::kBFloat16},                 // one key, a batch of two
-    {1, 6, 2, 80, {100, 7}, 513, 600, torch::kFloat16},         // D not a multiple of 32
+    {1, 6, 2, 80, {100, 7}, 513, 600, torch::kFloat16},         // D not a multiple of 32, groups of 3
+    {1, 12, 4, 66, {}, 300, 333, torch::kFloat16},              // rows not aligned to vector loads
+    {1, 8, 1, 128, {40}, 900, 1000, torch::kBFloat16},          // a group of 8: two blocks of 4
     {1, 8, 1, 32, {}, 257, 1024, torch::kFloat32},              // multi-query, float32
     {1, 16, 8, 256, {255}, 2, 2, torch::kBFloat16},             // D 256, a full tail
 };
