@@ -32,7 +32,7 @@ struct SpeedOptions {
   BenchModelOptions model;
   std::vector<std::int64_t> tokens{2048};
   std::int64_t decode_tokens = 32;
-  bool eager = false;  // decode without the CUDA graph (decode_graph.h)
+  std::string decode_path = "auto";  // auto, graph or eager (decode_graph.h)
   std::int64_t chunk = 0;  // tokens per prefill forward; 0: the engine's default for the device
   std::vector<std::int64_t> lengths{4096, 16384};
   double peak_tflops = 0;  // the card's dense bf16 peak; 0: unknown
@@ -231,10 +231,16 @@ void benchPrefill(const SpeedOptions& options, bool decode) {
     nlohmann::json row = prefillOne(bench, options, T, cache, logits);
     if (decode) {
       torch::NoGradGuard no_grad;
-      // A captured CUDA graph where one applies, unless --eager; its capture is in the untimed
-      // first step.
-      const std::string graph_refusal =
-          options.eager ? "--eager" : model::DecodeGraph::refusal(lm, cache);
+      // A captured CUDA graph where one applies and, with auto, pays (as generate() decides), or
+      // as --decode-path says; its capture is in the untimed first step.
+      std::string graph_refusal = options.decode_path == "eager" ? "--decode-path eager"
+                                                                 : model::DecodeGraph::refusal(lm, cache);
+      const std::int64_t final_length = cache.length() + options.decode_tokens + 1;
+      if (graph_refusal.empty() && options.decode_path == "auto" &&
+          !model::DecodeGraph::pays(final_length)) {
+        graph_refusal = "auto: past " + std::to_string(model::kDecodeGraphMaxContext) +
+                        " positions eager steps are faster";
+      }
       std::unique_ptr<model::DecodeGraph> graph;
       if (graph_refusal.empty()) {
         graph = std::make_unique<model::DecodeGraph>(lm, cache, options.decode_tokens + 1);
@@ -249,10 +255,9 @@ void benchPrefill(const SpeedOptions& options, bool decode) {
       const double seconds = timeSeconds(loaded.device, [&] {
         for (std::int64_t i = 0; i < n; ++i) logits = step(logits.argmax().item<std::int64_t>());
       });
-      const std::string path =
-          graph && graph->captureFailure().empty() ? "cuda graph"
-                                                   : "eager (" + (graph ? graph->captureFailure()
-                                                                        : graph_refusal) + ")";
+      const std::string path = graph && graph->captureFailure().empty()
+                                   ? "cuda graph"
+                                   : "eager: " + (graph ? graph->captureFailure() : graph_refusal);
       // Step i (0-based) appends one token and attends over start_length + i + 1 keys: the KV
       // cache it reads grows by one position per step, so the mean over the timed steps counts.
       const double mean_keys = start_length + (static_cast<double>(n) + 1) / 2;
@@ -283,7 +288,7 @@ void benchPrefill(const SpeedOptions& options, bool decode) {
                    {"decode_app10_gflops_per_s", app10 / seconds / 1e9}});
       if (!options.json) {
         const double app10_gflops = app10 / seconds / 1e9;
-        std::cout << "decode " << n << " tokens after " << T << " (" << path << "): " << fixed(tokens_per_s, 1)
+        std::cout << "decode " << n << " tokens after " << T << " [" << path << "]: " << fixed(tokens_per_s, 1)
                   << " tokens/s, " << fixed(app10_gflops, 1) << " GFLOP/s, "
                   << fixed(app10_gflops / bench.machine_gflops, 3) << "× the matmul rate; "
                   << formatBytes(bytes_per_token) << " read per token (weights "
@@ -418,9 +423,12 @@ void addSpeedCommands(CLI::App& app, int& exit_code) {
   }
   decode->add_option("--decode-tokens", options->decode_tokens, "Tokens to decode (timed)")
       ->capture_default_str();
-  decode->add_flag("--eager", options->eager,
-                   "Decode op by op, without replaying a captured CUDA graph (the JSON's "
-                   "decode_path says which ran)");
+  decode->add_option("--decode-path", options->decode_path,
+                     "graph: replay a captured CUDA graph where one applies; eager: op by op; "
+                     "auto: as generation decides (the graph up to 16,384 positions). The JSON's "
+                     "decode_path says which ran")
+      ->check(CLI::IsMember({"auto", "graph", "eager"}))
+      ->capture_default_str();
   setCommandAction(prefill, exit_code, [options] { benchPrefill(*options, false); });
   setCommandAction(decode, exit_code, [options] { benchPrefill(*options, true); });
   auto* probe = bench.add_subcommand(

@@ -10,8 +10,9 @@
 //
 // It applies to models of attention layers only, on CUDA, in a build with the kernels, when no
 // step needs per-step hooks (probes, fast-weight losses, routing); refusal() says why not
-// otherwise, and decodeStep (inference.h) runs instead. STUDIO_DECODE_GRAPH=off in the environment
-// turns it off everywhere.
+// otherwise, and decodeStep (inference.h) runs instead. generate() uses it where it pays (up to
+// kDecodeGraphMaxContext positions). STUDIO_DECODE_GRAPH=off in the environment turns it off
+// everywhere.
 
 #include <torch/torch.h>
 
@@ -24,10 +25,19 @@
 
 namespace studio::model {
 
+// Past this many positions eager steps are faster: the graph's decode attention kernel reads the
+// cache at about 1 TB/s where flash attention reads it faster, and eager steps with the fused
+// RMSNorm and rotary kernels cost about the same at any length. On an H200 the graph gave 183
+// against 154 tokens/s at 8k (Qwen3-1.7B shape) and 121 against 155 at 32k (4B: 76 against 101 at
+// 32k); the step times cross near 16k for both (docs/gpu.md).
+constexpr std::int64_t kDecodeGraphMaxContext = 16384;
+
 class DecodeGraph {
  public:
   // Why steps of this model from this state cannot be replayed from a graph; empty when they can.
   static std::string refusal(const CausalLMImpl& lm, const ModelState& state);
+  // Whether replaying pays for a generation that ends at `final_length` positions or fewer.
+  static bool pays(std::int64_t final_length) { return final_length <= kDecodeGraphMaxContext; }
 
   // `room`: positions to make room for past the state's length; when they are used up, twice as
   // many more.

@@ -75,12 +75,14 @@ Generation generate(CausalLMImpl& lm, ModelState& state, torch::Tensor logits, S
   std::size_t longest_stop = 0;
   for (const auto& s : stop_strings) longest_stop = std::max(longest_stop, s.size());
 
-  // Without per-step hooks, steps replay a captured CUDA graph where one applies (decode_graph.h;
-  // on the CPU, for TTT and SR-TTT layers and with hooks, decodeStep runs). Its tails get room for
-  // up to 4,096 tokens at first and grow when a generation goes on past them.
+  // Without per-step hooks, steps replay a captured CUDA graph where one applies and pays
+  // (decode_graph.h; on the CPU, past 16k positions, for TTT and SR-TTT layers and with hooks,
+  // decodeStep runs). Its tails get room for up to 4,096 tokens at first and grow when a
+  // generation goes on past them.
   std::unique_ptr<DecodeGraph> graph;
   const bool hooked = hooks.on_step || hooks.on_fast_weight_losses || hooks.on_routing;
-  if (!hooked && stop.max_tokens > 1 && DecodeGraph::refusal(lm, state).empty()) {
+  if (!hooked && stop.max_tokens > 1 && DecodeGraph::pays(state.length() + stop.max_tokens) &&
+      DecodeGraph::refusal(lm, state).empty()) {
     graph = std::make_unique<DecodeGraph>(lm, state, std::min<std::int64_t>(stop.max_tokens, 4096));
   }
 

@@ -156,13 +156,23 @@ TEST_CASE("bench decode gives bytes per token and the fraction of --peak-gbps", 
     CHECK(approx(gbps, row["decode_gbps"].get<double>()) < 1e-9);
     CHECK(approx(gbps / 10, row["bandwidth_fraction"].get<double>()) < 1e-9);
     CHECK(row["prefill_seconds"].get<double>() > 0);
+    // Which decode path ran, and why not the CUDA graph (decode_graph.h).
+    CHECK(row["decode_path"] == "eager: the model is not on CUDA");
   }
   const auto human = runCli("bench decode --model '" + model.path() +
                             "' --tokens 40 --decode-tokens 2 --peak-gbps 10");
   INFO(human.err);
   REQUIRE(human.exit_code == 0);
-  CHECK(human.out.find("decode 2 tokens after 40:") != std::string::npos);
+  CHECK(human.out.find("decode 2 tokens after 40 [eager: the model is not on CUDA]:") != std::string::npos);
   CHECK(human.out.find("% of 10 GB/s") != std::string::npos);
+
+  const auto eager = runCli("bench decode --model '" + model.path() +
+                            "' --tokens 40 --decode-tokens 2 --decode-path eager --json");
+  REQUIRE(eager.exit_code == 0);
+  CHECK(jsonLines(eager.out).at(0)["decode_path"] == "eager: --decode-path eager");
+  const auto bad = runCli("bench decode --model '" + model.path() + "' --decode-path fast");
+  CHECK(bad.exit_code != 0);
+  CHECK(bad.err.find("--decode-path") != std::string::npos);
 }
 
 namespace {
