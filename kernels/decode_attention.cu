@@ -5,11 +5,9 @@
 // keeps an online softmax (running max, sum and weighted values) per head in float32. The warps
 // merge in shared memory into the split's partial results; a second kernel merges the splits.
 
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-
 #include <cmath>
 
+#include "kernels/element_convert.cuh"
 #include "kernels/decode_attention.h"
 
 namespace studio::kernels {
@@ -19,15 +17,6 @@ namespace {
 constexpr int kWarps = 4;
 constexpr int kThreads = 32 * kWarps;
 constexpr int kUnroll = 4;
-
-__device__ float toFloat(float x) { return x; }
-__device__ float toFloat(__nv_bfloat16 x) { return __bfloat162float(x); }
-__device__ float toFloat(__half x) { return __half2float(x); }
-
-template <typename T> __device__ T fromFloat(float x);
-template <> __device__ float fromFloat<float>(float x) { return x; }
-template <> __device__ __nv_bfloat16 fromFloat<__nv_bfloat16>(float x) { return __float2bfloat16(x); }
-template <> __device__ __half fromFloat<__half>(float x) { return __float2half(x); }
 
 // A lane's E consecutive elements of a row: dimensions lane·E … lane·E + E − 1.
 template <typename T, int E>

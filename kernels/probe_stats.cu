@@ -2,11 +2,9 @@
 // at a time, its lanes split the head dimension and reduce with shuffles, so each key row is read
 // once, coalesced. Accumulation in double, as the CPU reference does.
 
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-
 #include <cmath>
 
+#include "kernels/element_convert.cuh"
 #include "kernels/probe_stats.h"
 
 namespace studio::kernels {
@@ -15,10 +13,6 @@ namespace {
 
 constexpr int kWarps = 8;
 constexpr int kMaxDimPerLane = 8;  // D ≤ 256
-
-__device__ float toFloat(float x) { return x; }
-__device__ float toFloat(__nv_bfloat16 x) { return __bfloat162float(x); }
-__device__ float toFloat(__half x) { return __half2float(x); }
 
 __device__ bool isTarget(const ProbeArgs& a, std::int64_t position) {
   for (int s = 0; s < a.spans; ++s) {

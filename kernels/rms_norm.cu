@@ -1,23 +1,12 @@
 // RMSNorm, a block of up to 256 threads per row: each thread sums the squares of its strided
 // elements in float32, the block reduces them, and each thread writes its elements.
 
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-
+#include "kernels/element_convert.cuh"
 #include "kernels/rms_norm.h"
 
 namespace studio::kernels {
 
 namespace {
-
-__device__ float toFloat(float x) { return x; }
-__device__ float toFloat(__nv_bfloat16 x) { return __bfloat162float(x); }
-__device__ float toFloat(__half x) { return __half2float(x); }
-
-template <typename T> __device__ T fromFloat(float x);
-template <> __device__ float fromFloat<float>(float x) { return x; }
-template <> __device__ __nv_bfloat16 fromFloat<__nv_bfloat16>(float x) { return __float2bfloat16(x); }
-template <> __device__ __half fromFloat<__half>(float x) { return __float2half(x); }
 
 constexpr int kMaxThreads = 256;
 

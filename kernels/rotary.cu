@@ -1,22 +1,11 @@
 // Rotary embedding: a block per (batch, head, token) row, a thread per pair (d, d + D/2).
 
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-
+#include "kernels/element_convert.cuh"
 #include "kernels/rotary.h"
 
 namespace studio::kernels {
 
 namespace {
-
-__device__ float toFloat(float x) { return x; }
-__device__ float toFloat(__nv_bfloat16 x) { return __bfloat162float(x); }
-__device__ float toFloat(__half x) { return __half2float(x); }
-
-template <typename T> __device__ T fromFloat(float x);
-template <> __device__ float fromFloat<float>(float x) { return x; }
-template <> __device__ __nv_bfloat16 fromFloat<__nv_bfloat16>(float x) { return __float2bfloat16(x); }
-template <> __device__ __half fromFloat<__half>(float x) { return __float2half(x); }
 
 // a·b rounded to T, as one elementwise op of T computes it.
 template <typename T>
