@@ -239,7 +239,7 @@ void benchPrefill(const SpeedOptions& options, bool decode) {
       if (graph_refusal.empty() && options.decode_path == "auto" &&
           !model::DecodeGraph::pays(final_length)) {
         graph_refusal = "auto: past " + std::to_string(model::kDecodeGraphMaxContext) +
-                        " positions eager steps are faster";
+                        " positions eager steps may be faster";
       }
       std::unique_ptr<model::DecodeGraph> graph;
       if (graph_refusal.empty()) {
@@ -425,7 +425,7 @@ void addSpeedCommands(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   decode->add_option("--decode-path", options->decode_path,
                      "graph: replay a captured CUDA graph where one applies; eager: op by op; "
-                     "auto: as generation decides (the graph up to 16,384 positions). The JSON's "
+                     "auto: as generation decides (the graph up to 32,768 positions). The JSON's "
                      "decode_path says which ran")
       ->check(CLI::IsMember({"auto", "graph", "eager"}))
       ->capture_default_str();

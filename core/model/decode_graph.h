@@ -25,12 +25,13 @@
 
 namespace studio::model {
 
-// Past this many positions eager steps are faster: the graph's decode attention kernel reads the
-// cache at about 1 TB/s where flash attention reads it faster, and eager steps with the fused
-// RMSNorm and rotary kernels cost about the same at any length. On an H200 the graph gave 183
-// against 154 tokens/s at 8k (Qwen3-1.7B shape) and 121 against 155 at 32k (4B: 76 against 101 at
-// 32k); the step times cross near 16k for both (docs/gpu.md).
-constexpr std::int64_t kDecodeGraphMaxContext = 16384;
+// Past this many positions eager steps may be faster: the graph's decode attention kernel reads the
+// cache at about 1 TB/s where flash attention reads it faster, while an eager step costs about the
+// same at any length. On an H200 (Qwen3-1.7B shape) the graph gave 181–193 tokens/s at 8k and
+// 119–121 at 32k, run after run; eager steps are bound by the host and gave 76–158 at either
+// length from one process to the next (median about 118 at 32k), so the two meet near 32k
+// (docs/gpu.md).
+constexpr std::int64_t kDecodeGraphMaxContext = 32768;
 
 class DecodeGraph {
  public:

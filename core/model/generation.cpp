@@ -76,7 +76,7 @@ Generation generate(CausalLMImpl& lm, ModelState& state, torch::Tensor logits, S
   for (const auto& s : stop_strings) longest_stop = std::max(longest_stop, s.size());
 
   // Without per-step hooks, steps replay a captured CUDA graph where one applies and pays
-  // (decode_graph.h; on the CPU, past 16k positions, for TTT and SR-TTT layers and with hooks,
+  // (decode_graph.h; on the CPU, past 32k positions, for TTT and SR-TTT layers and with hooks,
   // decodeStep runs). Its tails get room for up to 4,096 tokens at first and grow when a
   // generation goes on past them.
   std::unique_ptr<DecodeGraph> graph;
