@@ -245,12 +245,7 @@ const char* decodeAttention(const DecodeAttentionArgs& a, void* stream_ptr) {
   }
   if (a.splits < 1 || a.splits > 65535) return "the segments hold too many positions for one launch";
   const auto stream = static_cast<cudaStream_t>(stream_ptr);
-  switch (a.type) {
-    case ElementType::Float32: return launch<float>(a, stream);
-    case ElementType::BFloat16: return launch<__nv_bfloat16>(a, stream);
-    case ElementType::Float16: return launch<__half>(a, stream);
-  }
-  return "unknown element type";
+  return dispatchElementType(a.type, [&](auto element) { return launch<decltype(element)>(a, stream); });
 }
 
 }  // namespace studio::kernels

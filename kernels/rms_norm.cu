@@ -52,12 +52,7 @@ const char* launch(const RmsNormArgs& a, cudaStream_t stream) {
 const char* rmsNorm(const RmsNormArgs& a, void* stream_ptr) {
   if (a.n < 1 || a.rows < 1 || a.rows > 2147483647) return "RMSNorm needs 1 to 2^31 − 1 rows of n ≥ 1";
   const auto stream = static_cast<cudaStream_t>(stream_ptr);
-  switch (a.type) {
-    case ElementType::Float32: return launch<float>(a, stream);
-    case ElementType::BFloat16: return launch<__nv_bfloat16>(a, stream);
-    case ElementType::Float16: return launch<__half>(a, stream);
-  }
-  return "unknown element type";
+  return dispatchElementType(a.type, [&](auto element) { return launch<decltype(element)>(a, stream); });
 }
 
 }  // namespace studio::kernels

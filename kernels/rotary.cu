@@ -44,12 +44,7 @@ const char* rotary(const RotaryArgs& a, void* stream_ptr) {
   const std::int64_t rows = static_cast<std::int64_t>(a.batch) * a.heads * a.tokens;
   if (rows < 1 || rows > 2147483647) return "rotary needs 1 to 2^31 − 1 rows";
   const auto stream = static_cast<cudaStream_t>(stream_ptr);
-  switch (a.type) {
-    case ElementType::Float32: return launch<float>(a, stream);
-    case ElementType::BFloat16: return launch<__nv_bfloat16>(a, stream);
-    case ElementType::Float16: return launch<__half>(a, stream);
-  }
-  return "unknown element type";
+  return dispatchElementType(a.type, [&](auto element) { return launch<decltype(element)>(a, stream); });
 }
 
 }  // namespace studio::kernels

@@ -151,6 +151,9 @@ engine::RunResult SessionReader::loadResult(std::int64_t run_id) const {
     const nlohmann::json json = parseStoredJson(result_json, m_store.path(),
                                                 "runs[" + std::to_string(run_id) + "].result_json");
     if (json.contains("details") && json["details"].is_object()) result.details = json["details"];
+    if (json.contains("provenance") && json["provenance"].is_object()) {
+      result.provenance = json["provenance"];
+    }
   }
   return result;
 }

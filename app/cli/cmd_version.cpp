@@ -19,6 +19,7 @@ void addVersionCommand(CLI::App& app, int& exit_code) {
     const VersionInfo info = versionInfo();
     if (*as_json) {
       nlohmann::json out = {{"studio", info.studio},
+                            {"commit", info.commit},
                             {"torch", info.torch},
                             {"qt", info.qt},
                             {"sqlite", info.sqlite},

@@ -11,4 +11,7 @@ namespace studio {
 // Throws studio::Error (Io) naming a file that cannot be read.
 std::string filesFingerprint(const std::vector<std::string>& paths);
 
+// The same over byte strings held in memory: each one's size, then its bytes.
+std::string bytesFingerprint(const std::vector<std::string>& parts);
+
 }  // namespace studio

@@ -4,6 +4,7 @@
 #include <torch/torch.h>
 #include <torch/version.h>
 
+#include "core/common/build_commit.h"
 #include "core/common/runtime.h"
 #include "studio/build_info.h"
 
@@ -12,6 +13,7 @@ namespace studio {
 VersionInfo versionInfo() {
   VersionInfo info;
   info.studio = STUDIO_VERSION_STRING;
+  info.commit = buildCommit();
   info.torch = TORCH_VERSION;
   info.sqlite = SQLITE_VERSION;  // the header the sessions library is compiled against
   info.qt = STUDIO_GUI_BUILT ? std::string(STUDIO_QT_VERSION_STRING) : std::string("not built");
@@ -29,6 +31,7 @@ std::vector<std::pair<std::string, std::string>> versionRows(const VersionInfo& 
                          : "not available";
   return {
       {"TTT Studio", info.studio},
+      {"commit", info.commit},
       {"torch", info.torch},
       {"Qt", info.qt},
       {"SQLite", info.sqlite},

@@ -9,6 +9,7 @@ namespace studio {
 
 struct VersionInfo {
   std::string studio;
+  std::string commit;       // common/build_commit.h
   std::string torch;
   std::string sqlite;
   std::string qt;           // the Qt the GUI was built against, or "not built"

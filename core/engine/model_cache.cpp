@@ -33,6 +33,7 @@ CachedModel ModelCache::get(const std::string& model, const std::string& device,
   loaded.model = model::loadModel(path, {device, dtype});
   loaded.tokenizer = loadFolderTokenizer(path);
   loaded.chat = tokenizer::readFolderChatTemplate(path);
+  loaded.provenance = provenanceOf(*loaded.model);
   m_entries.push_back({key, loaded});
   while (m_entries.size() > m_capacity) m_entries.erase(m_entries.begin());
   return loaded;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/engine/provenance.h"
 #include "core/tokenizer/chat_template.h"
 #include "core/tokenizer/tokenizer.h"
 
@@ -20,6 +21,7 @@ struct CachedModel {
   std::shared_ptr<model::LoadedModel> model;
   std::shared_ptr<const tokenizer::Tokenizer> tokenizer;  // null when the folder has none
   tokenizer::FolderChatTemplate chat;                     // tokenizer_config.json's template
+  Provenance provenance;                                  // of the model as loaded
 };
 
 class ModelCache {

@@ -52,9 +52,11 @@ RunResult executeRun(const RunSpec& spec, ModelCache& models, EventSink& sink,
   const auto start = std::chrono::steady_clock::now();
   RunResult result;
   bool started = false;
+  nlohmann::json provenance = nullptr;  // once the model is loaded, failed runs included
   try {
     const Method& method = MethodRegistry::instance().get(spec.method);
     CachedModel cached = models.get(spec.model_path, spec.device, spec.dtype);
+    provenance = cached.provenance.toJson();
     const RunRotarySwitch rotary(*cached.model->lm, spec.rope);
     RunContext context(
         spec, nlohmann::json::object(), cached.model, cached.tokenizer,
@@ -84,6 +86,7 @@ RunResult executeRun(const RunSpec& spec, ModelCache& models, EventSink& sink,
     result.status = RunStatus::Failed;
     result.error = std::string("internal error: ") + error.what();
   }
+  result.provenance = provenance;
   if (!started) sink.runStarted(spec);
   result.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -34,7 +34,8 @@ nlohmann::json RunResult::toJson() const {
               {"wall_seconds", wall_seconds},
               {"prompt_tokens", prompt_tokens},
               {"generated_tokens", generated_tokens},
-              {"details", details}};
+              {"details", details},
+              {"provenance", provenance}};
   out["score"] = score ? json(*score) : json(nullptr);
   out["correct"] = correct ? json(*correct) : json(nullptr);
   out["target_mass"] = target_mass ? json(*target_mass) : json(nullptr);

@@ -35,6 +35,9 @@ struct RunResult {
   std::optional<double> target_margin;
   std::string error;               // set when status is Failed
   nlohmann::json details = nlohmann::json::object();  // method-specific extras (votes, beams, ...)
+  // Where it came from (provenance.h): build, libtorch, device, dtype, model hashes; null when the
+  // run failed before its model was loaded.
+  nlohmann::json provenance = nullptr;
 
   nlohmann::json toJson() const;
 };

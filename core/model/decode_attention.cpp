@@ -7,6 +7,7 @@
 #if defined(STUDIO_HAVE_CUDA_KERNELS)
 #include <c10/cuda/CUDAStream.h>
 
+#include "core/model/kernel_element_type.h"
 #include "kernels/decode_attention.h"
 #endif
 
@@ -44,24 +45,12 @@ AttentionOutput composedDecodeAttention(const Tensor& q,
 
 #if defined(STUDIO_HAVE_CUDA_KERNELS)
 
-namespace {
-
-kernels::ElementType elementType(torch::ScalarType type) {
-  switch (type) {
-    case torch::kFloat32: return kernels::ElementType::Float32;
-    case torch::kFloat16: return kernels::ElementType::Float16;
-    default: return kernels::ElementType::BFloat16;
-  }
-}
-
-}  // namespace
-
 static_assert(kDecodeAttentionMaxSegments == kernels::kDecodeMaxSegments);
 
 std::string decodeAttentionKernelRefusal(const torch::Device& device, torch::ScalarType dtype,
                                          std::int64_t head_dim, std::size_t segments) {
   if (!device.is_cuda()) return "the decode attention kernel runs on CUDA only";
-  if (dtype != torch::kFloat32 && dtype != torch::kBFloat16 && dtype != torch::kFloat16) {
+  if (!kernelElementType(dtype)) {
     return "the decode attention kernel takes float32, bfloat16 and float16";
   }
   if (!kernels::decodeAttentionSupported(static_cast<int>(head_dim))) {
@@ -82,7 +71,7 @@ AttentionOutput decodeAttention(const Tensor& q, const std::vector<std::pair<Ten
   const auto B = q.size(0), Hq = q.size(1), D = q.size(3);
   const Tensor q_rows = q.reshape({B, Hq, D}).contiguous();  // [B, Hq, D]
   kernels::DecodeAttentionArgs a;
-  a.type = elementType(q.scalar_type());
+  a.type = *kernelElementType(q.scalar_type());  // checked by the refusal above
   a.q = q_rows.data_ptr();
   std::vector<Tensor> converted;  // keeps segments of another dtype alive through the launch
   std::int64_t offset = 0;

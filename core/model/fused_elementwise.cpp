@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "core/model/kernel_element_type.h"
 #include "kernels/rms_norm.h"
 #include "kernels/rotary.h"
 #endif
@@ -26,15 +27,6 @@ bool fusedTurnedOff() {
   return value != nullptr && std::strcmp(value, "off") == 0;
 }
 
-std::optional<kernels::ElementType> elementType(torch::ScalarType type) {
-  switch (type) {
-    case torch::kFloat32: return kernels::ElementType::Float32;
-    case torch::kBFloat16: return kernels::ElementType::BFloat16;
-    case torch::kFloat16: return kernels::ElementType::Float16;
-    default: return std::nullopt;
-  }
-}
-
 bool needsGradient(const Tensor& a, const Tensor& b) {
   return torch::GradMode::is_enabled() && (a.requires_grad() || b.requires_grad());
 }
@@ -44,7 +36,7 @@ void* currentStream() { return c10::cuda::getCurrentCUDAStream().stream(); }
 }  // namespace
 
 std::optional<Tensor> fusedRmsNorm(const Tensor& x, const Tensor& weight, double eps) {
-  const auto type = elementType(x.scalar_type());
+  const auto type = kernelElementType(x.scalar_type());
   if (!x.is_cuda() || !type || weight.scalar_type() != x.scalar_type() || x.dim() < 1 ||
       x.numel() == 0 || weight.dim() != 1 || weight.size(0) != x.size(-1) ||
       needsGradient(x, weight) || fusedTurnedOff()) {
@@ -68,7 +60,7 @@ std::optional<Tensor> fusedRmsNorm(const Tensor& x, const Tensor& weight, double
 
 std::optional<Tensor> fusedRotary(const Tensor& x, const Tensor& positions, const Tensor& inv_freq,
                                   double attention_factor) {
-  const auto type = elementType(x.scalar_type());
+  const auto type = kernelElementType(x.scalar_type());
   if (!x.is_cuda() || !type || x.dim() != 4 || x.numel() == 0 || x.stride(3) != 1 ||
       x.size(3) % 2 != 0 || positions.device() != x.device() ||
       positions.scalar_type() != torch::kInt64 || positions.dim() != 1 ||

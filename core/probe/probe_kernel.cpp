@@ -3,6 +3,7 @@
 #include "core/common/error.h"
 
 #if defined(STUDIO_HAVE_CUDA_KERNELS)
+#include "core/model/kernel_element_type.h"
 #include "kernels/probe_stats.h"
 #endif
 
@@ -18,19 +19,9 @@ namespace {
 constexpr std::int64_t kProbeTargetBlocks = 528;
 constexpr std::int64_t kProbeMinKeysPerSplit = 256;
 
-kernels::ElementType keyType(torch::ScalarType type) {
-  switch (type) {
-    case torch::kFloat32: return kernels::ElementType::Float32;
-    case torch::kFloat16: return kernels::ElementType::Float16;
-    default: return kernels::ElementType::BFloat16;
-  }
-}
-
 // The segment as the kernel reads it: a supported dtype, rows of D contiguous.
 Tensor kernelSegment(const Tensor& k) {
-  const bool type_ok = k.scalar_type() == torch::kFloat32 || k.scalar_type() == torch::kBFloat16 ||
-                       k.scalar_type() == torch::kFloat16;
-  if (!type_ok) return k.to(torch::kFloat32).contiguous();
+  if (!model::kernelElementType(k.scalar_type())) return k.to(torch::kFloat32).contiguous();
   return k.stride(2) == 1 && k.stride(1) == k.size(2) ? k : k.contiguous();
 }
 
@@ -94,7 +85,7 @@ std::optional<QuerySums> probeSumsOnDevice(const Tensor& q_in, const Tensor& lse
     a.lse = lse_d.data_ptr<double>();
     a.positions = pos.data_ptr<std::int64_t>();
     a.k = k.data_ptr();
-    a.key_type = keyType(k.scalar_type());
+    a.key_type = *model::kernelElementType(k.scalar_type());  // kernelSegment's dtype
     a.head_stride = k.stride(0);
     a.key_offset = offset;
     a.len = static_cast<int>(k.size(1));

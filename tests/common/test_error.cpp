@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <regex>
 
 #include "core/common/error.h"
 #include "core/common/versions.h"
@@ -27,4 +28,8 @@ TEST_CASE("the version report names torch, Qt, SQLite and CUDA", "[common]") {
   CHECK(std::find(names.begin(), names.end(), "SQLite") != names.end());
   CHECK(std::find(names.begin(), names.end(), "CUDA") != names.end());
   for (const auto& row : rows) CHECK_FALSE(row.second.empty());
+  // The commit the build was made from: a checkout's sha (dirty when tracked files changed), or
+  // "unknown" outside git.
+  const std::string commit = versionInfo().commit;
+  CHECK(std::regex_match(commit, std::regex("[0-9a-f]{40}(-dirty)?|unknown")));
 }

@@ -148,6 +148,8 @@ TEST_CASE("a run's spec and result round-trip and a run can only finish once it 
   result.target_mass = 0.375;
   result.target_margin = -0.5;
   result.details = {{"votes", {{"42", 3}, {"41", 1}}}};
+  result.provenance = {{"studio_version", "0.1.0"}, {"commit", "abc123"}, {"device", "cuda:1"},
+                       {"dtype", "bf16"}, {"config_hash", "00ff"}, {"weights_header_hash", "none"}};
   store.finishRun(run, result);
 
   const RunSummary summary = reader.run(run);
