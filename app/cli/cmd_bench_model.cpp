@@ -231,16 +231,13 @@ void benchPrefill(const SpeedOptions& options, bool decode) {
     nlohmann::json row = prefillOne(bench, options, T, cache, logits);
     if (decode) {
       torch::NoGradGuard no_grad;
-      // A captured CUDA graph where one applies and, with auto, pays (as generate() decides), or
-      // as --decode-path says; its capture is in the untimed first step.
-      std::string graph_refusal = options.decode_path == "eager" ? "--decode-path eager"
-                                                                 : model::DecodeGraph::refusal(lm, cache);
+      // auto: as generate() decides; graph: wherever one applies; its capture is in the untimed
+      // first step.
       const std::int64_t final_length = cache.length() + options.decode_tokens + 1;
-      if (graph_refusal.empty() && options.decode_path == "auto" &&
-          !model::DecodeGraph::pays(final_length)) {
-        graph_refusal = "auto: past " + std::to_string(model::kDecodeGraphMaxContext) +
-                        " positions eager steps may be faster";
-      }
+      const std::string graph_refusal =
+          options.decode_path == "eager"   ? std::string("--decode-path eager")
+          : options.decode_path == "graph" ? model::DecodeGraph::refusal(lm, cache)
+                                           : model::DecodeGraph::generationRefusal(lm, cache, final_length);
       std::unique_ptr<model::DecodeGraph> graph;
       if (graph_refusal.empty()) {
         graph = std::make_unique<model::DecodeGraph>(lm, cache, options.decode_tokens + 1);

@@ -41,6 +41,15 @@ std::string DecodeGraph::refusal(const CausalLMImpl& lm, const ModelState& state
   return {};
 }
 
+std::string DecodeGraph::generationRefusal(const CausalLMImpl& lm, const ModelState& state,
+                                           std::int64_t final_length) {
+  std::string why = refusal(lm, state);
+  if (why.empty() && final_length > kDecodeGraphMaxContext) {
+    why = "past " + std::to_string(kDecodeGraphMaxContext) + " positions eager steps may be faster";
+  }
+  return why;
+}
+
 #if defined(STUDIO_HAVE_CUDA_KERNELS)
 
 struct DecodeGraph::Impl {

@@ -11,7 +11,7 @@
 // It applies to models of attention layers only, on CUDA, in a build with the kernels, when no
 // step needs per-step hooks (probes, fast-weight losses, routing); refusal() says why not
 // otherwise, and decodeStep (inference.h) runs instead. generate() uses it where it pays (up to
-// kDecodeGraphMaxContext positions). STUDIO_DECODE_GRAPH=off in the environment turns it off
+// kDecodeGraphMaxContext positions: generationRefusal()). STUDIO_DECODE_GRAPH=off in the environment turns it off
 // everywhere.
 
 #include <torch/torch.h>
@@ -37,8 +37,10 @@ class DecodeGraph {
  public:
   // Why steps of this model from this state cannot be replayed from a graph; empty when they can.
   static std::string refusal(const CausalLMImpl& lm, const ModelState& state);
-  // Whether replaying pays for a generation that ends at `final_length` positions or fewer.
-  static bool pays(std::int64_t final_length) { return final_length <= kDecodeGraphMaxContext; }
+  // Why generate() decodes a generation that ends at `final_length` positions op by op: refusal(),
+  // or a length past kDecodeGraphMaxContext, where the graph does not pay. Empty: it replays.
+  static std::string generationRefusal(const CausalLMImpl& lm, const ModelState& state,
+                                       std::int64_t final_length);
 
   // `room`: positions to make room for past the state's length; when they are used up, twice as
   // many more.

@@ -81,8 +81,8 @@ Generation generate(CausalLMImpl& lm, ModelState& state, torch::Tensor logits, S
   // generation goes on past them.
   std::unique_ptr<DecodeGraph> graph;
   const bool hooked = hooks.on_step || hooks.on_fast_weight_losses || hooks.on_routing;
-  if (!hooked && stop.max_tokens > 1 && DecodeGraph::pays(state.length() + stop.max_tokens) &&
-      DecodeGraph::refusal(lm, state).empty()) {
+  if (!hooked && stop.max_tokens > 1 &&
+      DecodeGraph::generationRefusal(lm, state, state.length() + stop.max_tokens).empty()) {
     graph = std::make_unique<DecodeGraph>(lm, state, std::min<std::int64_t>(stop.max_tokens, 4096));
   }
 

@@ -6,6 +6,7 @@
 #include "core/common/error.h"
 #include "core/engine/lr_selection.h"
 #include "core/engine/sweep_plan.h"
+#include "sweep_test_helpers.h"
 
 using namespace studio;
 using nlohmann::json;
@@ -22,15 +23,6 @@ json lrSweepConfig() {
     "seeds": [0, 1],
     "lr_selection": {"method": "q", "lrs": [3e-4, 1e-5, 1e-6], "validation_seeds": [100, 101, 102]}
   })");
-}
-
-std::string lrFieldOf(const json& in) {
-  try {
-    engine::SweepConfig::fromJson(in);
-  } catch (const Error& error) {
-    return error.field();
-  }
-  return "";
 }
 
 }  // namespace
@@ -119,22 +111,22 @@ TEST_CASE("lr selection: configurations that cannot select are errors naming the
           "[engine][lr_selection]") {
   json overlapping = lrSweepConfig();
   overlapping["lr_selection"]["validation_seeds"] = {1, 100};
-  CHECK(lrFieldOf(overlapping) == "sweep.lr_selection.validation_seeds");
+  CHECK(sweep_test::refusedField(overlapping) == "sweep.lr_selection.validation_seeds");
   json unknown = lrSweepConfig();
   unknown["lr_selection"]["method"] = "qttt";  // the entry is labelled "q"
-  CHECK(lrFieldOf(unknown) == "sweep.lr_selection.method");
+  CHECK(sweep_test::refusedField(unknown) == "sweep.lr_selection.method");
   json no_lr = lrSweepConfig();
   no_lr["lr_selection"]["method"] = "in_context";
-  CHECK(lrFieldOf(no_lr) == "sweep.lr_selection.method");
+  CHECK(sweep_test::refusedField(no_lr) == "sweep.lr_selection.method");
   json out_of_range = lrSweepConfig();
   out_of_range["lr_selection"]["lrs"] = {1e-5, 2.0};
-  CHECK(lrFieldOf(out_of_range) == "sweep.lr_selection.lrs");
+  CHECK(sweep_test::refusedField(out_of_range) == "sweep.lr_selection.lrs");
   json empty = lrSweepConfig();
   empty["lr_selection"]["lrs"] = json::array();
-  CHECK(lrFieldOf(empty) == "sweep.lr_selection.lrs");
+  CHECK(sweep_test::refusedField(empty) == "sweep.lr_selection.lrs");
   json no_seeds = lrSweepConfig();
   no_seeds["lr_selection"].erase("validation_seeds");
-  CHECK(lrFieldOf(no_seeds) == "sweep.lr_selection.validation_seeds");
+  CHECK(sweep_test::refusedField(no_seeds) == "sweep.lr_selection.validation_seeds");
 }
 
 TEST_CASE("no-rope sweeps: every run without RoPE, labels kept apart", "[engine][rope]") {
@@ -151,5 +143,5 @@ TEST_CASE("no-rope sweeps: every run without RoPE, labels kept apart", "[engine]
       generator->generate(resolveParams("tx_log", generator->params(), {{"ops", 25}}), 0);
   CHECK_FALSE(engine::cellSpec(sweep, cells[0], item).rope);
   config["rope"] = "no";
-  CHECK(lrFieldOf(config) == "sweep.rope");
+  CHECK(sweep_test::refusedField(config) == "sweep.rope");
 }

@@ -6,6 +6,7 @@
 
 #include "core/common/error.h"
 #include "core/engine/sweep_plan.h"
+#include "sweep_test_helpers.h"
 
 using namespace studio;
 using nlohmann::json;
@@ -20,15 +21,6 @@ json config() {
     "methods": [{"method": "in_context"}, {"method": "in_context", "label": "again"}],
     "seeds": [0, 1, 2]
   })");
-}
-
-std::string fieldOf(const json& in) {
-  try {
-    engine::SweepConfig::fromJson(in);
-  } catch (const Error& error) {
-    return error.field();
-  }
-  return "";
 }
 
 }  // namespace
@@ -78,23 +70,23 @@ TEST_CASE("sweep: a cell's run carries the item, the method and the key", "[engi
 TEST_CASE("sweep: configuration errors name the field", "[engine]") {
   json in = config();
   in.erase("model");
-  CHECK(fieldOf(in) == "sweep.model");
+  CHECK(sweep_test::refusedField(in) == "sweep.model");
   in = config();
   in["tasks"][0]["task"] = "sudoku";
-  CHECK(fieldOf(in) == "sweep.tasks[0].task");
+  CHECK(sweep_test::refusedField(in) == "sweep.tasks[0].task");
   in = config();
   in["tasks"][0]["length_param"] = "width";
-  CHECK(fieldOf(in) == "sweep.tasks[0].length_param");
+  CHECK(sweep_test::refusedField(in) == "sweep.tasks[0].length_param");
   in = config();
   in["tasks"][0]["lengths"] = "many";
-  CHECK(fieldOf(in) == "sweep.tasks[0].lengths");
+  CHECK(sweep_test::refusedField(in) == "sweep.tasks[0].lengths");
   in = config();
   in["methods"][1]["label"] = "in_context";
-  CHECK(fieldOf(in) == "sweep.methods[1].label");
+  CHECK(sweep_test::refusedField(in) == "sweep.methods[1].label");
   in = config();
   in["methods"][0]["method"] = "magic";
-  CHECK_FALSE(fieldOf(in).empty());
+  CHECK_FALSE(sweep_test::refusedField(in).empty());
   in = config();
   in["seeds"] = json::array();
-  CHECK(fieldOf(in) == "sweep.seeds");
+  CHECK(sweep_test::refusedField(in) == "sweep.seeds");
 }
