@@ -13,6 +13,7 @@
 #include <cmath>
 #include <functional>
 
+#include "core/common/utf8.h"
 #include "core/document/repository_format.h"
 #include "views/color_scale.h"
 
@@ -25,29 +26,6 @@ constexpr std::int64_t kWindowBytes = 4096;
 constexpr int kTabWidth = 4;
 constexpr int kTextMargin = 6;
 constexpr int kGutterPadding = 8;
-
-std::size_t utf8Length(unsigned char lead) {
-  if (lead < 0x80) return 1;
-  if (lead < 0xE0) return 2;
-  if (lead < 0xF0) return 3;
-  return 4;
-}
-
-char32_t decode(const char* p, std::size_t length) {
-  const auto b = [p](std::size_t i) {
-    return static_cast<char32_t>(static_cast<unsigned char>(p[i]));
-  };
-  switch (length) {
-    case 1:
-      return b(0);
-    case 2:
-      return ((b(0) & 0x1F) << 6) | (b(1) & 0x3F);
-    case 3:
-      return ((b(0) & 0x0F) << 12) | ((b(1) & 0x3F) << 6) | (b(2) & 0x3F);
-    default:
-      return ((b(0) & 0x07) << 18) | ((b(1) & 0x3F) << 12) | ((b(2) & 0x3F) << 6) | (b(3) & 0x3F);
-  }
-}
 
 bool isWordByte(char c) {
   const auto u = static_cast<unsigned char>(c);
@@ -208,10 +186,11 @@ std::unique_ptr<DocumentView::LineLayout> DocumentView::layoutLine(std::size_t l
   bool started = !windowed;
   std::uint64_t i = static_cast<std::uint64_t>(span.start);
   const std::uint64_t end = static_cast<std::uint64_t>(span.end);
+  const std::string_view shown(text.data(), end);
   while (i < end) {
-    const std::size_t length =
-        std::min<std::size_t>(utf8Length(static_cast<unsigned char>(text[i])), end - i);
-    const char32_t cp = decode(text.data() + i, length);
+    std::size_t next = i;
+    const char32_t cp = utf8::decodeAt(shown, next);
+    const std::size_t length = std::min<std::size_t>(next, end) - i;
     const int width = cp == U'\t' ? kTabWidth - static_cast<int>(column % kTabWidth) : 1;
     if (!started) {
       if (column + width <= first_col) {
@@ -584,7 +563,7 @@ void DocumentView::scrollToByte(std::uint64_t byte) {
     for (std::uint64_t i = static_cast<std::uint64_t>(span.start);
          i < byte && i < static_cast<std::uint64_t>(span.end);) {
       column += text[i] == '\t' ? kTabWidth - column % kTabWidth : 1;
-      i += utf8Length(static_cast<unsigned char>(text[i]));
+      i += utf8::sequenceLength(static_cast<unsigned char>(text[i]));
     }
     x = static_cast<double>(column) * m_char_width;
   } else {

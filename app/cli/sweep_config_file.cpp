@@ -1,19 +1,12 @@
 #include "app/cli/sweep_config_file.h"
 
-#include <fstream>
-
+#include "core/common/bounded_json.h"
 #include "core/common/error.h"
 
 namespace studio::cli {
 
 nlohmann::json readSweepConfigJson(const std::string& path) {
-  std::ifstream file(path);
-  if (!file) throwError(ErrorKind::Io, path, "", "cannot open the sweep configuration");
-  try {
-    return nlohmann::json::parse(file);
-  } catch (const nlohmann::json::exception& error) {
-    throwError(ErrorKind::Format, path, "", std::string("not valid JSON: ") + error.what());
-  }
+  return readBoundedJsonFile(path, path);
 }
 
 engine::SweepConfig sweepConfigFrom(const nlohmann::json& json, const std::string& path) {

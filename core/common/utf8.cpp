@@ -122,4 +122,30 @@ void append(std::string& out, char32_t cp) {
   }
 }
 
+char32_t decodeAt(std::string_view text, std::size_t& i) {
+  const auto b0 = static_cast<unsigned char>(text[i]);
+  const int n = sequenceLength(b0);
+  char32_t cp = n == 1 ? b0 : n == 2 ? (b0 & 0x1F) : n == 3 ? (b0 & 0x0F) : (b0 & 0x07);
+  for (int k = 1; k < n && i + k < text.size(); ++k) {
+    cp = (cp << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
+  }
+  i += n;
+  return cp;
+}
+
+std::u32string decode(std::string_view bytes) {
+  const std::string clean = isValid(bytes) ? std::string(bytes) : sanitize(bytes);
+  std::u32string out;
+  out.reserve(clean.size());
+  for (std::size_t i = 0; i < clean.size();) out.push_back(decodeAt(clean, i));
+  return out;
+}
+
+std::string encode(std::u32string_view codepoints) {
+  std::string out;
+  out.reserve(codepoints.size());
+  for (char32_t cp : codepoints) append(out, cp);
+  return out;
+}
+
 }  // namespace studio::utf8

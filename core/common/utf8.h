@@ -36,4 +36,20 @@ class OffsetMap {
 // Appends the UTF-8 encoding of `codepoint`.
 void append(std::string& out, char32_t codepoint);
 
+// The one UTF-8 decoder of the studio (documents, tokenizer, scorers, the document view).
+// Byte length of the sequence `lead` starts (1 for a continuation byte, so that a scan always
+// advances).
+inline int sequenceLength(unsigned char lead) {
+  if (lead < 0xC0) return 1;
+  if (lead < 0xE0) return 2;
+  if (lead < 0xF0) return 3;
+  return 4;
+}
+// The code point at text[i] of valid UTF-8, advancing i past its sequence (a sequence cut by the
+// end of `text` is decoded from the bytes there are).
+char32_t decodeAt(std::string_view text, std::size_t& i);
+// Every code point of `bytes`; invalid sequences become U+FFFD first (sanitize).
+std::u32string decode(std::string_view bytes);
+std::string encode(std::u32string_view codepoints);
+
 }  // namespace studio::utf8

@@ -7,7 +7,7 @@
 #include <system_error>
 
 #include "core/common/error.h"
-#include "core/model/bounded_json.h"
+#include "core/common/bounded_json.h"
 #include "core/model/config_fields.h"
 #include "core/model/sr_ttt_config.h"
 

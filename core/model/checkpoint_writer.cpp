@@ -15,7 +15,7 @@
 
 #include "core/common/error.h"
 #include "core/model/atomic_file_writer.h"
-#include "core/model/bounded_json.h"
+#include "core/common/bounded_json.h"
 #include "core/model/checkpoint.h"
 #include "core/model/fused_projections.h"
 #include "core/model/safetensors.h"

@@ -5,7 +5,7 @@
 #include <optional>
 
 #include "core/common/error.h"
-#include "core/model/bounded_json.h"
+#include "core/common/bounded_json.h"
 #include "core/model/config_fields.h"
 #include "core/model/sr_ttt_config.h"
 #include "core/model/ttt_config.h"

@@ -14,7 +14,7 @@
 
 #include "core/common/error.h"
 #include "core/model/atomic_file_writer.h"
-#include "core/model/bounded_json.h"
+#include "core/common/bounded_json.h"
 #include "core/model/safetensors_header.h"
 
 namespace studio::model {

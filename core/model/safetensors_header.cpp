@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/common/error.h"
-#include "core/model/bounded_json.h"
+#include "core/common/bounded_json.h"
 
 namespace studio::model {
 

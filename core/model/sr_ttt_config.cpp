@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "core/common/error.h"
-#include "core/model/bounded_json.h"
+#include "core/common/bounded_json.h"
 #include "core/model/config_fields.h"
 
 namespace studio::model {

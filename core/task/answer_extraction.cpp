@@ -71,7 +71,7 @@ std::string normalizePath(std::string_view path) {
 }  // namespace
 
 std::string trimAndStripQuotes(std::string_view text_bytes) {
-  std::u32string cps = text::decode(text_bytes);
+  std::u32string cps = utf8::decode(text_bytes);
   std::size_t begin = 0, end = cps.size();
   for (;;) {
     while (begin < end && text::isSpace(cps[begin])) ++begin;
@@ -83,7 +83,7 @@ std::string trimAndStripQuotes(std::string_view text_bytes) {
     }
     break;
   }
-  return text::encode(std::u32string_view(cps).substr(begin, end - begin));
+  return utf8::encode(std::u32string_view(cps).substr(begin, end - begin));
 }
 
 std::optional<std::string> extractFinal(std::string_view output) {
@@ -102,7 +102,7 @@ std::string extractAnswer(std::string_view output, bool thinking) {
 
 std::string squadNormalize(std::string_view text_bytes) {
   // Order as in SQuAD: lower, remove punctuation, remove articles, fix white space.
-  const std::u32string cps = text::lower(std::u32string_view(text::decode(text_bytes)));
+  const std::u32string cps = text::lower(std::u32string_view(utf8::decode(text_bytes)));
   std::u32string kept;
   kept.reserve(cps.size());
   for (const char32_t c : cps) {
@@ -134,7 +134,7 @@ std::string squadNormalize(std::string_view text_bytes) {
     if (!joined.empty()) joined.push_back(U' ');
     joined += word;
   }
-  return text::encode(joined);
+  return utf8::encode(joined);
 }
 
 std::optional<char> extractLongBenchV2Choice(std::string_view output) {

@@ -76,7 +76,7 @@ std::size_t lcsLength(const std::vector<T>& x, const std::vector<T>& y) {
 }
 
 Tokens lowerWhitespaceTokens(std::string_view text_bytes) {
-  const std::u32string cps = text::lower(std::u32string_view(text::decode(text_bytes)));
+  const std::u32string cps = text::lower(std::u32string_view(utf8::decode(text_bytes)));
   return text::splitWhitespace(std::u32string_view(cps));
 }
 
@@ -84,7 +84,7 @@ Tokens lowerWhitespaceTokens(std::string_view text_bytes) {
 std::vector<std::string> rougeScoreTokens(std::string_view text_bytes) {
   std::vector<std::string> tokens;
   std::string current;
-  for (const char32_t c : text::lower(std::u32string_view(text::decode(text_bytes)))) {
+  for (const char32_t c : text::lower(std::u32string_view(utf8::decode(text_bytes)))) {
     if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) {
       current.push_back(static_cast<char>(c));
     } else if (!current.empty()) {
@@ -101,7 +101,7 @@ std::vector<std::string> rougeScoreTokens(std::string_view text_bytes) {
 // [" ".join(s.split()) for s in text.split(".") if len(s) > 0], each as its words split(" ").
 std::vector<Tokens> pltrdySentences(std::string_view text_bytes) {
   std::vector<Tokens> sentences;
-  const std::u32string cps = text::decode(text_bytes);
+  const std::u32string cps = utf8::decode(text_bytes);
   std::size_t start = 0;
   for (std::size_t i = 0; i <= cps.size(); ++i) {
     if (i < cps.size() && cps[i] != U'.') continue;
@@ -332,7 +332,7 @@ double scoreLongBench(std::string_view p, const std::vector<std::string>& refs,
             U"！？｡。＂＃＄％＆＇（）＊＋，－／：；＜＝＞＠［＼］＾＿｀｛｜｝～｟｠｢｣､、〃》「」『"
             U"』【】〔〕〖〗〘〙〚〛〜〝〞〟〰〾〿–—‘’‛“”„‟…‧﹏.";
         std::vector<std::u32string> out;
-        for (const char32_t c : text::lower(std::u32string_view(text::decode(s)))) {
+        for (const char32_t c : text::lower(std::u32string_view(utf8::decode(s)))) {
           if (text::isSpace(c) || text::isAsciiPunctuation(c) ||
               kZhPunctuation.find(c) != std::u32string::npos) {
             continue;
@@ -351,12 +351,12 @@ double scoreLongBench(std::string_view p, const std::vector<std::string>& refs,
       // jieba again: characters, space separated, stand in for its words.
       const auto spaced = [](const std::string& s) {
         std::u32string out;
-        for (char32_t c : text::decode(s)) {
+        for (char32_t c : utf8::decode(s)) {
           if (text::isSpace(c)) continue;
           if (!out.empty()) out.push_back(U' ');
           out.push_back(c);
         }
-        return text::encode(out);
+        return utf8::encode(out);
       };
       return longbenchRougeL(spaced(prediction), spaced(r));
     }
@@ -589,7 +589,7 @@ double longbenchCodeSim(std::string_view prediction, std::string_view reference)
   }
   // fuzzywuzzy returns 0 for an empty string on either side.
   if (chosen.empty() || reference.empty()) return 0.0;
-  const double ratio = difflibRatio(text::decode(chosen), text::decode(reference));
+  const double ratio = difflibRatio(utf8::decode(chosen), utf8::decode(reference));
   return pythonRound(100.0 * ratio) / 100.0;
 }
 

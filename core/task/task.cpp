@@ -1,8 +1,6 @@
 #include "core/task/task.h"
 
-#include <fstream>
-#include <sstream>
-
+#include "core/common/bounded_json.h"
 #include "core/common/error.h"
 #include "core/common/utf8.h"
 
@@ -25,6 +23,9 @@ nlohmann::json TaskItem::toJson() const {
 }
 
 namespace {
+
+// A task item holds its whole document: a code repository of 10,000 lines is a few MB.
+constexpr std::size_t kMaxItemFileBytes = std::size_t{256} << 20;
 
 std::string optionalString(const nlohmann::json& json, const std::string& file,
                            const std::string& field) {
@@ -89,17 +90,7 @@ TaskItem TaskItem::fromJson(const nlohmann::json& json, const std::string& file)
 }
 
 TaskItem loadTaskItem(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throwError(ErrorKind::Io, path, "", "cannot be read");
-  std::ostringstream text;
-  text << in.rdbuf();
-  nlohmann::json json;
-  try {
-    json = nlohmann::json::parse(text.str());
-  } catch (const nlohmann::json::exception& error) {
-    throwError(ErrorKind::Format, path, "", std::string("is not JSON: ") + error.what());
-  }
-  return TaskItem::fromJson(json, path);
+  return TaskItem::fromJson(readBoundedJsonFile(path, path, kMaxItemFileBytes), path);
 }
 
 TaskRegistry& TaskRegistry::instance() {

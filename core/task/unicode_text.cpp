@@ -7,44 +7,6 @@
 
 namespace studio::task::text {
 
-std::u32string decode(std::string_view utf8_bytes) {
-  const std::string clean =
-      utf8::isValid(utf8_bytes) ? std::string(utf8_bytes) : utf8::sanitize(utf8_bytes);
-  std::u32string out;
-  out.reserve(clean.size());
-  for (std::size_t i = 0; i < clean.size();) {
-    const auto b0 = static_cast<unsigned char>(clean[i]);
-    char32_t cp;
-    std::size_t n;
-    if (b0 < 0x80) {
-      cp = b0;
-      n = 1;
-    } else if (b0 < 0xE0) {
-      cp = b0 & 0x1F;
-      n = 2;
-    } else if (b0 < 0xF0) {
-      cp = b0 & 0x0F;
-      n = 3;
-    } else {
-      cp = b0 & 0x07;
-      n = 4;
-    }
-    for (std::size_t k = 1; k < n; ++k) {
-      cp = (cp << 6) | (static_cast<unsigned char>(clean[i + k]) & 0x3F);
-    }
-    out.push_back(cp);
-    i += n;
-  }
-  return out;
-}
-
-std::string encode(std::u32string_view codepoints) {
-  std::string out;
-  out.reserve(codepoints.size());
-  for (char32_t cp : codepoints) utf8::append(out, cp);
-  return out;
-}
-
 std::u32string lower(std::u32string_view codepoints) {
   icu::UnicodeString text = icu::UnicodeString::fromUTF32(
       reinterpret_cast<const UChar32*>(codepoints.data()), static_cast<int32_t>(codepoints.size()));
@@ -56,7 +18,7 @@ std::u32string lower(std::u32string_view codepoints) {
 }
 
 std::string lower(std::string_view utf8_bytes) {
-  return encode(lower(std::u32string_view(decode(utf8_bytes))));
+  return utf8::encode(lower(std::u32string_view(utf8::decode(utf8_bytes))));
 }
 
 bool isSpace(char32_t c) {
@@ -112,18 +74,18 @@ std::vector<std::u32string> splitWhitespace(std::u32string_view textv) {
 
 std::vector<std::string> splitWhitespace(std::string_view utf8_bytes) {
   std::vector<std::string> out;
-  for (const auto& piece : splitWhitespace(std::u32string_view(decode(utf8_bytes)))) {
-    out.push_back(encode(piece));
+  for (const auto& piece : splitWhitespace(std::u32string_view(utf8::decode(utf8_bytes)))) {
+    out.push_back(utf8::encode(piece));
   }
   return out;
 }
 
 std::string strip(std::string_view utf8_bytes) {
-  const std::u32string cps = decode(utf8_bytes);
+  const std::u32string cps = utf8::decode(utf8_bytes);
   std::size_t begin = 0, end = cps.size();
   while (begin < end && isSpace(cps[begin])) ++begin;
   while (end > begin && isSpace(cps[end - 1])) --end;
-  return encode(std::u32string_view(cps).substr(begin, end - begin));
+  return utf8::encode(std::u32string_view(cps).substr(begin, end - begin));
 }
 
 }  // namespace studio::task::text

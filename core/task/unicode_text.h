@@ -1,16 +1,14 @@
 #pragma once
 // The few pieces of Python's str semantics that benchmark scorers depend on (str.lower,
 // str.split, \b and \w in re, string.punctuation), so that a score computed here is the score the
-// benchmark's own Python script computes. Text is UTF-8; invalid bytes become U+FFFD.
+// benchmark's own Python script computes. Text is UTF-8 (common/utf8.h decodes it); invalid bytes
+// become U+FFFD.
 
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace studio::task::text {
-
-std::u32string decode(std::string_view utf8);
-std::string encode(std::u32string_view codepoints);
 
 // str.lower(): Unicode's full lowercase mapping with the final-sigma rule, as Python applies it
 // (ICU's root locale), on every script. A code point can become several ("İ" -> "i̇").

@@ -3,7 +3,7 @@
 #include <unicode/uchar.h>
 
 #include "core/common/error.h"
-#include "core/tokenizer/aligned_text.h"
+#include "core/common/utf8.h"
 
 namespace studio::tokenizer {
 
@@ -29,7 +29,7 @@ char32_t codepointBefore(std::string_view text, std::size_t at, std::size_t& sta
   start = at - 1;
   while (start > 0 && (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80) --start;
   std::size_t i = start;
-  return decodeAt(text, i);
+  return utf8::decodeAt(text, i);
 }
 
 bool boolField(const nlohmann::json& token, const char* name, bool fallback,
@@ -118,7 +118,7 @@ std::vector<TextSegment> AddedVocabulary::split(std::string_view text, bool norm
   while (i < text.size()) {
     const auto match = matcher.longestAt(text, i);
     if (!match) {
-      i += utf8SequenceLength(static_cast<unsigned char>(text[i]));
+      i += utf8::sequenceLength(static_cast<unsigned char>(text[i]));
       continue;
     }
     const AddedToken& token = m_tokens[match->second];
@@ -131,7 +131,7 @@ std::vector<TextSegment> AddedVocabulary::split(std::string_view text, bool norm
       const bool word_before =
           start > 0 && isWordCharacter(codepointBefore(text, start, before_start));
       std::size_t after = stop;
-      const bool word_after = stop < text.size() && isWordCharacter(decodeAt(text, after));
+      const bool word_after = stop < text.size() && isWordCharacter(utf8::decodeAt(text, after));
       if (word_before || word_after) continue;
     }
     if (token.lstrip) {
@@ -144,7 +144,7 @@ std::vector<TextSegment> AddedVocabulary::split(std::string_view text, bool norm
     if (token.rstrip) {
       while (stop < text.size()) {
         std::size_t next = stop;
-        if (!isWhiteSpace(decodeAt(text, next))) break;
+        if (!isWhiteSpace(utf8::decodeAt(text, next))) break;
         stop = next;
       }
       i = std::max(i, stop);

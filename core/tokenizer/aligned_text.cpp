@@ -100,10 +100,10 @@ AlignedText sanitizeUtf8(std::string_view input) {
     // quadratic; instead sanitize one sequence at a time: at most 4 bytes decide a sequence.
     const std::size_t window = std::min<std::size_t>(4, input.size() - i);
     const auto lead = static_cast<unsigned char>(input[i]);
-    const std::size_t want = std::min<std::size_t>(utf8SequenceLength(lead), window);
+    const std::size_t want = std::min<std::size_t>(utf8::sequenceLength(lead), window);
     const std::string_view candidate = input.substr(i, want);
     if (lead >= 0xC0 && utf8::isValid(candidate) &&
-        candidate.size() == static_cast<std::size_t>(utf8SequenceLength(lead))) {
+        candidate.size() == static_cast<std::size_t>(utf8::sequenceLength(lead))) {
       out.text.append(candidate);
       for (std::size_t k = 0; k < want; ++k) {
         out.origin.push_back(
@@ -138,17 +138,6 @@ AlignedText sanitizeUtf8(std::string_view input) {
     i += bad;
   }
   return out;
-}
-
-char32_t decodeAt(std::string_view text, std::size_t& i) {
-  const auto b0 = static_cast<unsigned char>(text[i]);
-  const int n = utf8SequenceLength(b0);
-  char32_t cp = n == 1 ? b0 : n == 2 ? (b0 & 0x1F) : n == 3 ? (b0 & 0x0F) : (b0 & 0x07);
-  for (int k = 1; k < n && i + k < text.size(); ++k) {
-    cp = (cp << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
-  }
-  i += n;
-  return cp;
 }
 
 }  // namespace studio::tokenizer

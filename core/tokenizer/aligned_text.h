@@ -41,16 +41,4 @@ AlignedText replacedAligned(std::string_view text, std::string_view pattern,
 // errors="replace" and the WHATWG decoder do), which maps back to the bytes it replaced.
 AlignedText sanitizeUtf8(std::string_view input);
 
-// Byte length of the UTF-8 sequence led by `lead` (1 for a continuation byte, so that a scan
-// always advances).
-inline int utf8SequenceLength(unsigned char lead) {
-  if (lead < 0xC0) return 1;
-  if (lead < 0xE0) return 2;
-  if (lead < 0xF0) return 3;
-  return 4;
-}
-
-// Decodes the code point at text[i] in valid UTF-8 and advances i past it.
-char32_t decodeAt(std::string_view text, std::size_t& i);
-
 }  // namespace studio::tokenizer

@@ -5,7 +5,6 @@
 
 #include "core/common/error.h"
 #include "core/common/utf8.h"
-#include "core/tokenizer/aligned_text.h"
 #include "core/tokenizer/byte_level.h"
 
 namespace studio::tokenizer {
@@ -137,7 +136,7 @@ BpeModel BpeModel::fromJson(const nlohmann::json& model, const std::string& wher
         continue;
       }
       std::size_t at = 0;
-      bpe.m_char_ids.emplace(decodeAt(token, at), id);
+      bpe.m_char_ids.emplace(utf8::decodeAt(token, at), id);
     }
   }
 
@@ -219,7 +218,7 @@ void BpeModel::initialSymbols(std::string_view bytes, std::vector<Symbol>& symbo
       id = m_byte_ids[lead];
       ++i;
     } else {
-      const auto it = m_char_ids.find(decodeAt(bytes, i));
+      const auto it = m_char_ids.find(utf8::decodeAt(bytes, i));
       if (it != m_char_ids.end()) id = it->second;
     }
     if (id >= 0 || !m_byte_fallback) {

@@ -4,7 +4,7 @@
 #include <filesystem>
 
 #include "core/common/error.h"
-#include "core/model/bounded_json.h"
+#include "core/common/bounded_json.h"
 
 namespace studio::tokenizer {
 
@@ -170,7 +170,7 @@ std::string specialToken(const nlohmann::json& config, const char* field) {
     return (*it)["content"].get<std::string>();
   }
   throwError(ErrorKind::Format, kTokenizerConfigFile, field,
-             "must be a string or {\"content\": string}, got " + model::describeJson(*it));
+             "must be a string or {\"content\": string}, got " + describeJson(*it));
 }
 
 // chat_template: a string, or a list of {"name", "template"} of which "default" is the chat one.
@@ -189,7 +189,7 @@ std::optional<std::string> templateSource(const nlohmann::json& config) {
                "is a list of named templates without one named \"default\"");
   }
   throwError(ErrorKind::Format, kTokenizerConfigFile, "chat_template",
-             "must be a string or a list of {name, template}, got " + model::describeJson(*it));
+             "must be a string or a list of {name, template}, got " + describeJson(*it));
 }
 
 }  // namespace
@@ -290,10 +290,10 @@ FolderChatTemplate readFolderChatTemplate(const std::string& dir) {
   const std::filesystem::path path = std::filesystem::path(dir) / kTokenizerConfigFile;
   if (!std::filesystem::exists(path)) return folder;
   const nlohmann::json config =
-      model::readBoundedJsonFile(path.string(), kTokenizerConfigFile);
+      readBoundedJsonFile(path.string(), kTokenizerConfigFile);
   if (!config.is_object()) {
     throwError(ErrorKind::Format, kTokenizerConfigFile, "",
-               "must be a JSON object, got " + model::describeJson(config));
+               "must be a JSON object, got " + describeJson(config));
   }
   const std::optional<std::string> source = templateSource(config);
   if (!source) return folder;

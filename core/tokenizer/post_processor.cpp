@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "core/common/error.h"
-#include "core/tokenizer/aligned_text.h"
+#include "core/common/utf8.h"
 
 namespace studio::tokenizer {
 
@@ -50,7 +50,7 @@ std::int64_t pairId(const nlohmann::json& value, const std::string& where,
 void countSpaces(std::string_view token, std::int64_t& leading, std::int64_t& trailing) {
   std::vector<bool> space;
   for (std::size_t i = 0; i < token.size();) {
-    const char32_t c = decodeAt(token, i);
+    const char32_t c = utf8::decodeAt(token, i);
     space.push_back(c == 0x120 || u_isUWhiteSpace(static_cast<UChar32>(c)));
   }
   leading = 0;

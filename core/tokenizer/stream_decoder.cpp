@@ -1,7 +1,6 @@
 #include "core/tokenizer/stream_decoder.h"
 
 #include "core/common/utf8.h"
-#include "core/tokenizer/aligned_text.h"
 
 namespace studio::tokenizer {
 
@@ -15,7 +14,7 @@ std::size_t incompleteTail(const std::string& bytes) {
     const auto lead = static_cast<unsigned char>(bytes[n - back]);
     if ((lead & 0xC0) == 0x80) continue;  // a continuation byte: look further back
     if (lead < 0xC2 || lead > 0xF4) return n;
-    if (static_cast<std::size_t>(utf8SequenceLength(lead)) <= back) return n;
+    if (static_cast<std::size_t>(utf8::sequenceLength(lead)) <= back) return n;
     // A valid prefix of a sequence sanitizes to exactly one replacement; an invalid one to more
     // or to a replacement followed by other text.
     std::size_t replaced = 0;

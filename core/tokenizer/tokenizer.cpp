@@ -4,9 +4,8 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
+#include "core/common/bounded_json.h"
 #include "core/common/error.h"
 #include "core/common/utf8.h"
 
@@ -16,35 +15,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// tokenizer.json nests about six levels; anything far deeper is hostile.
-constexpr int kMaxJsonDepth = 64;
 constexpr std::uintmax_t kMaxFileBytes = std::uintmax_t{1} << 30;
 // Ids are table indices: gaps in the id space are allowed (Hugging Face allows them) but bounded.
 constexpr std::int64_t kMaxIdGap = std::int64_t{1} << 20;
-
-void checkDepth(std::string_view text, const std::string& where) {
-  int depth = 0;
-  bool in_string = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == '"') {
-        in_string = false;
-      }
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > kMaxJsonDepth) {
-        throw Error(ErrorKind::Format, where, "",
-                    "JSON nests deeper than " + std::to_string(kMaxJsonDepth) + " levels");
-      }
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-}
 
 std::string readGzip(const std::string& path) {
   gzFile file = gzopen(path.c_str(), "rb");
@@ -71,17 +44,14 @@ std::string readGzip(const std::string& path) {
 }
 
 std::string readFile(const std::string& path) {
-  std::error_code ec;
-  const auto size = fs::file_size(path, ec);
-  if (ec) throw Error(ErrorKind::Io, path, "", "cannot read: " + ec.message());
-  if (size > kMaxFileBytes) throw Error(ErrorKind::Format, path, "", "is larger than 1 GiB");
-  if (path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0) return readGzip(path);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(ErrorKind::Io, path, "", "cannot open");
-  std::string text(size, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(size));
-  if (!in) throw Error(ErrorKind::Io, path, "", "read failed");
-  return text;
+  if (path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0) {
+    std::error_code ec;
+    const auto size = fs::file_size(path, ec);
+    if (ec) throw Error(ErrorKind::Io, path, "", "cannot read: " + ec.message());
+    if (size > kMaxFileBytes) throw Error(ErrorKind::Format, path, "", "is larger than 1 GiB");
+    return readGzip(path);
+  }
+  return readBoundedFile(path, path, kMaxFileBytes);
 }
 
 void checkModelType(const nlohmann::json& model, const std::string& where) {
@@ -147,13 +117,8 @@ std::shared_ptr<const Tokenizer> Tokenizer::fromFile(const std::string& path) {
 
 std::shared_ptr<const Tokenizer> Tokenizer::fromJson(std::string_view json_text,
                                                      const std::string& where) {
-  checkDepth(json_text, where);
-  nlohmann::json root;
-  try {
-    root = nlohmann::json::parse(json_text);
-  } catch (const nlohmann::json::exception& error) {
-    throw Error(ErrorKind::Format, where, "", std::string("not valid JSON: ") + error.what());
-  }
+  // tokenizer.json nests about six levels; anything far deeper is refused before parsing.
+  const nlohmann::json root = parseBoundedJson(std::string(json_text), where);
   if (!root.is_object()) throw Error(ErrorKind::Format, where, "", "expected a JSON object");
   return std::shared_ptr<const Tokenizer>(new Tokenizer(root, where));
 }

@@ -4,6 +4,7 @@
 #include <unicode/ustring.h>
 
 #include "core/common/error.h"
+#include "core/common/utf8.h"
 
 namespace studio::tokenizer {
 
@@ -122,7 +123,7 @@ AlignedText normalizeOne(const UNormalizer2* form, std::string_view text) {
   std::size_t run_begin = 0;
   for (std::size_t i = 0; i < text.size();) {
     const std::size_t at = i;
-    const char32_t cp = decodeAt(text, i);
+    const char32_t cp = utf8::decodeAt(text, i);
     if (at > run_begin && unorm2_hasBoundaryBefore(form, static_cast<UChar32>(cp))) {
       flush(run_begin, at);
       run_begin = at;

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 
+#include "core/common/bounded_json.h"
 #include "core/common/error.h"
 
 namespace studio::train {
@@ -93,15 +93,7 @@ std::optional<std::string> latestCheckpoint(const std::string& out_dir) {
 
 TrainingState readTrainingState(const std::string& dir) {
   const std::string file = (fs::path(dir) / kTrainerStateFile).string();
-  std::ifstream in(file);
-  if (!in) throwError(ErrorKind::Io, file, "", "cannot open the trainer state");
-  nlohmann::json json;
-  try {
-    json = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& error) {
-    throwError(ErrorKind::Format, file, "", std::string("not valid JSON: ") + error.what());
-  }
-  return TrainingState::fromJson(json, file);
+  return TrainingState::fromJson(readBoundedJsonFile(file, file), file);
 }
 
 }  // namespace studio::train

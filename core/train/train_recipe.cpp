@@ -1,10 +1,10 @@
 #include "core/train/train_recipe.h"
 
 #include <filesystem>
-#include <fstream>
 #include <set>
 #include <sstream>
 
+#include "core/common/bounded_json.h"
 #include "core/common/error.h"
 
 namespace studio::train {
@@ -84,15 +84,6 @@ std::string resolvePath(const std::string& path, const std::string& base_dir) {
   return p.is_absolute() ? path : (fs::path(base_dir) / p).lexically_normal().string();
 }
 
-nlohmann::json readJsonFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throwError(ErrorKind::Io, path, "", "cannot open the file");
-  try {
-    return nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& error) {
-    throwError(ErrorKind::Format, path, "", std::string("not valid JSON: ") + error.what());
-  }
-}
 
 MixtureSource parseSource(const nlohmann::json& json, const std::string& file,
                           const std::string& path, const std::string& base_dir,
@@ -235,7 +226,7 @@ TrainRecipe TrainRecipe::fromJson(const nlohmann::json& json, const std::string&
     }
   } else {
     const std::string path = resolvePath(f.string("model_config", ""), base_dir);
-    recipe.model = model::ModelConfig::fromJson(readJsonFile(path), path);
+    recipe.model = model::ModelConfig::fromJson(readBoundedJsonFile(path, path), path);
   }
 
   if (!f.has("data")) f.fail("data", "is missing");
@@ -325,7 +316,7 @@ TrainRecipe TrainRecipe::fromJson(const nlohmann::json& json, const std::string&
 }
 
 TrainRecipe loadRecipe(const std::string& path) {
-  const nlohmann::json json = readJsonFile(path);
+  const nlohmann::json json = readBoundedJsonFile(path, path);
   const std::string base = fs::path(path).parent_path().string();
   return TrainRecipe::fromJson(json, path, base.empty() ? "." : base);
 }

@@ -2,7 +2,7 @@
 // parameter count derived, and written back: what is written must read back the same.
 
 #include "core/common/error.h"
-#include "core/model/bounded_json.h"
+#include "core/common/bounded_json.h"
 #include "core/model/model_config.h"
 #include "fuzz_support.h"
 
@@ -11,7 +11,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   model::ModelConfig config;
   try {
     const nlohmann::json json =
-        model::parseBoundedJson(std::string(fuzz::asText(data, size)), "config.json");
+        parseBoundedJson(std::string(fuzz::asText(data, size)), "config.json");
     config = model::ModelConfig::fromJson(json, "config.json");
   } catch (const Error&) {
     return 0;

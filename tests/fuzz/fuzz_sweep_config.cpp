@@ -4,7 +4,7 @@
 #include "core/common/error.h"
 #include "core/engine/method.h"
 #include "core/engine/sweep_plan.h"
-#include "core/model/bounded_json.h"
+#include "core/common/bounded_json.h"
 #include "fuzz_support.h"
 #include "fuzz_registries.h"
 
@@ -13,7 +13,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   studio::fuzz::registerTasksAndMethods();
   try {
     const nlohmann::json json =
-        model::parseBoundedJson(std::string(fuzz::asText(data, size)), "sweep.json");
+        parseBoundedJson(std::string(fuzz::asText(data, size)), "sweep.json");
     const engine::SweepConfig config = engine::SweepConfig::fromJson(json);
     std::size_t cells = 1;
     for (const auto& task : config.tasks) cells *= task.lengths.size() + 1;

@@ -71,7 +71,14 @@ TEST_CASE("loadTaskItem names the file it cannot read or parse", "[tasks]") {
                     ("studio-item-" + std::to_string(getpid()) + ".json");
   std::ofstream(path) << "{\"context\": \"abc\", ";
   CHECK_THROWS_WITH(task::loadTaskItem(path.string()),
-                    Catch::Contains(path.string()) && Catch::Contains("not JSON"));
+                    Catch::Contains(path.string()) && Catch::Contains("not valid JSON"));
+  // Read as every JSON input is (common/bounded_json.h): nesting past the bound is refused
+  // before the parser sees it, a folder is not read as a file.
+  std::ofstream(path) << std::string(100000, '[') + std::string(100000, ']');
+  CHECK_THROWS_WITH(task::loadTaskItem(path.string()),
+                    Catch::Contains(path.string()) && Catch::Contains("nests deeper"));
+  CHECK_THROWS_WITH(task::loadTaskItem(std::filesystem::temp_directory_path().string()),
+                    Catch::Contains("is a folder"));
   std::ofstream(path) << task_test::generate("niah", {{"chars", 200}}, 4).toJson().dump();
   CHECK(task::loadTaskItem(path.string()).task == "niah");
   std::filesystem::remove(path);

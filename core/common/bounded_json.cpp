@@ -1,4 +1,4 @@
-#include "core/model/bounded_json.h"
+#include "core/common/bounded_json.h"
 
 #include <cerrno>
 #include <cstring>
@@ -10,7 +10,7 @@
 
 #include "core/common/error.h"
 
-namespace studio::model {
+namespace studio {
 
 namespace {
 
@@ -128,4 +128,4 @@ std::string describeJson(const nlohmann::json& value) {
   return type + " " + text;
 }
 
-}  // namespace studio::model
+}  // namespace studio

@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <string>
 
-namespace studio::model {
+namespace studio {
 
 // Deeper nesting than any real config or header needs; `[[[[...` beyond it is refused.
 inline constexpr int kMaxJsonDepth = 64;
@@ -32,4 +32,4 @@ nlohmann::json readBoundedJsonFile(const std::string& path, const std::string& f
 // A JSON value as a person reads it in an error message: its type and, when short, its text.
 std::string describeJson(const nlohmann::json& value);
 
-}  // namespace studio::model
+}  // namespace studio
