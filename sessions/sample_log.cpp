@@ -47,7 +47,8 @@ json sampleRecord(const RunSummary& run, const engine::RunSpec& spec,
       {"target_mass", optionalJson(result.target_mass)},
       {"target_margin", optionalJson(result.target_margin)},
       {"flops", result.flops.total()},
-      {"wall_seconds", result.wall_seconds}};
+      {"wall_seconds", result.wall_seconds},
+      {"provenance", result.provenance}};
   if (!result.error.empty()) record["error"] = result.error;
   return record;
 }

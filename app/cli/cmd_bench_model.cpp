@@ -18,6 +18,7 @@
 #include "app/cli/cli_command.h"
 #include "core/common/error.h"
 #include "core/engine/flop_model.h"
+#include "core/engine/provenance.h"
 #include "core/model/decode_graph.h"
 #include "core/model/inference.h"
 #include "core/model/model_state.h"
@@ -89,7 +90,8 @@ Bench startBench(const SpeedOptions& options, const std::string& name) {
                   {"device", loaded.device.str()},
                   {"threads", torch::get_num_threads()},
                   {"machine_fp32_matmul_gflops", bench.machine_gflops},
-                  {"memory", memorySource(loaded.device)}};
+                  {"memory", memorySource(loaded.device)},
+                  {"provenance", engine::provenanceOf(loaded).toJson()}};
   if (!options.json) {
     std::cout << "model: " << (loaded.dir.empty() ? "random weights" : loaded.dir) << ", "
               << c.num_hidden_layers << " layers, hidden " << c.hidden_size << ", "

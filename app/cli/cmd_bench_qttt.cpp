@@ -18,6 +18,7 @@
 #include "app/cli/cli_command.h"
 #include "core/common/error.h"
 #include "core/engine/flop_model.h"
+#include "core/engine/provenance.h"
 #include "core/model/inference.h"
 #include "core/model/model_loader.h"
 #include "core/task/seeded_rng.h"
@@ -189,6 +190,7 @@ void runBench(const BenchQtttOptions& options) {
                                  {"device", device.str()},
                                  {"dtype", model::dtypeName(loaded->dtype)},
                                  {"memory", memorySource(device)},
+                                 {"provenance", engine::provenanceOf(*loaded).toJson()},
                                  {"lengths", rows}})
                      .dump(2)
               << "\n";

@@ -14,6 +14,10 @@
 #include "core/model/model_loader.h"
 #include "studio/build_info.h"
 
+#if STUDIO_HAVE_CUDA_KERNELS
+#include "kernels/device_info.h"
+#endif
+
 namespace studio::engine {
 
 namespace {
@@ -41,12 +45,35 @@ std::string safetensorsHeader(const std::filesystem::path& path) {
   return std::string(reinterpret_cast<const char*>(length_bytes), 8) + header;
 }
 
+// The first "model name" of /proc/cpuinfo (Linux), or "unknown".
+std::string cpuModelName() {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("model name", 0) != 0) continue;
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    const auto first = line.find_first_not_of(" \t", colon + 1);
+    if (first != std::string::npos) return line.substr(first);
+  }
+  return "unknown";
+}
+
+std::string deviceNameOf(const c10::Device& device) {
+  if (!device.is_cuda()) return cpuModelName();
+#if STUDIO_HAVE_CUDA_KERNELS
+  return kernels::cudaDeviceName(device.has_index() ? device.index() : -1);
+#else
+  return "unknown (this build has no CUDA kernels)";
+#endif
+}
+
 }  // namespace
 
 nlohmann::json Provenance::toJson() const {
   return {{"studio_version", studio_version}, {"commit", commit},
           {"libtorch", libtorch},             {"device", device},
-          {"dtype", dtype},                   {"config_hash", config_hash},
+          {"device_name", device_name},       {"dtype", dtype},
+          {"config_hash", config_hash},
           {"weights_header_hash", weights_header_hash}};
 }
 
@@ -56,6 +83,7 @@ Provenance provenanceOf(const model::LoadedModel& loaded) {
   out.commit = buildCommit();
   out.libtorch = TORCH_VERSION;
   out.device = loaded.device.str();
+  out.device_name = deviceNameOf(loaded.device);
   out.dtype = model::dtypeName(loaded.dtype);
   namespace fs = std::filesystem;
   const fs::path dir(loaded.dir);

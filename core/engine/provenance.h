@@ -1,10 +1,10 @@
 #pragma once
 // Where a result came from, carried in every run's result (RunResult::provenance: `run --json`,
 // the session's result_json, `export` and `merge`): the studio's version and the commit it was
-// built from, the libtorch it ran on, the device and dtype, and which model exactly — the hash of
-// its config.json and of its weights files' safetensors headers (every tensor's name, dtype, shape
-// and offsets; cheap to read, unlike the weights, and any re-export or edit of a tensor's layout
-// changes it). No torch here: the studio's Qt views include it through model_cache.h.
+// built from, the libtorch it ran on, the device (and its product name) and dtype, and which model
+// exactly — the hash of its config.json and of its weights files' safetensors headers (every
+// tensor's name, dtype, shape and offsets; cheap to read, unlike the weights, and any re-export or
+// edit of a tensor's layout changes it). No torch here: the studio's Qt views include it through model_cache.h.
 
 #include <nlohmann/json.hpp>
 
@@ -21,6 +21,7 @@ struct Provenance {
   std::string commit;               // common/build_commit.h
   std::string libtorch;
   std::string device;               // as loaded: "cpu", "cuda", "cuda:1"
+  std::string device_name;          // the GPU's product name, or the CPU's (/proc/cpuinfo)
   std::string dtype;                // "f32", "bf16", "f16"
   std::string config_hash;          // XXH3-128 of config.json's bytes (of the config's JSON for a
                                     // model built in memory)

@@ -42,6 +42,8 @@ TEST_CASE("bench qttt reports times, their ratio and peak heap per phase as JSON
   INFO(run.err);
   REQUIRE(run.exit_code == 0);
   const json out = json::parse(run.out);
+  CHECK(out["provenance"]["device"] == "cpu");  // where the figures were measured
+  CHECK(out["provenance"]["libtorch"].is_string());
   const json& rows = out.at("lengths");
   REQUIRE(rows.size() == 2);
   CHECK(rows[0]["context"] == 96);
@@ -104,6 +106,8 @@ TEST_CASE("bench prefill runs every length of --tokens and gives MFU against --p
     const json& row = rows[i];
     const double T = i == 0 ? 32 : 64;
     CHECK(row["bench"] == "prefill");
+    CHECK(row["provenance"]["device"] == "cpu");
+    CHECK(row["provenance"]["device_name"].is_string());
     CHECK(row["tokens"] == static_cast<int>(T));
     // Projections and MLP for every token, causal QKᵀ and PV, the LM head for one row.
     const double expected = 2 * T * L * (d * hd * (2 * H + 2 * KV) + 3 * d * c.intermediate_size) +

@@ -53,6 +53,18 @@ TEST_CASE("a run's result says which build, device, dtype and model it came from
   CHECK(p["commit"] == std::string(buildCommit()));
   CHECK(p["libtorch"] == versionInfo().torch);
   CHECK(p["device"] == "cpu");
+  // The CPU's product name as /proc/cpuinfo gives it (a CUDA device: the runtime's).
+  std::string cpu_model = "unknown";
+  {
+    std::ifstream cpuinfo("/proc/cpuinfo");
+    for (std::string line; std::getline(cpuinfo, line);) {
+      if (line.rfind("model name", 0) == 0) {
+        cpu_model = line.substr(line.find_first_not_of(" \t", line.find(':') + 1));
+        break;
+      }
+    }
+  }
+  CHECK(p["device_name"] == cpu_model);
   CHECK(p["dtype"] == "f32");
   CHECK(p["config_hash"] == filesFingerprint({folder.path() + "/config.json"}));
   CHECK(std::regex_match(p["weights_header_hash"].get<std::string>(), std::regex("[0-9a-f]{32}")));
