@@ -114,6 +114,9 @@ TEST_CASE("sr-ttt: decoding token by token and chunked prefills give one prefill
   const auto T = static_cast<std::int64_t>(c.ids.size());
   const torch::Tensor full = model_test::fullLogits(*loaded->lm, c.ids);  // [T, V]
   torch::NoGradGuard no_grad;
+  // One float32 recurrence summed in other orders: the BLAS kernels a CPU picks round
+  // differently (2.9e-5 at position 39 of sr-ttt-evict-tiny on one Xeon, under 2e-5 on others).
+  constexpr double kTolerance = 5e-5;
 
   // Token by token: the update when a chunk completes, the filter when a window completes.
   model::ModelState decoded(loaded->lm->numLayers());
@@ -122,7 +125,7 @@ TEST_CASE("sr-ttt: decoding token by token and chunked prefills give one prefill
     const torch::Tensor logits = model::decodeStep(
         *loaded->lm, decoded, c.ids[static_cast<std::size_t>(t)], nullptr, nullptr, &decode_trace);
     INFO("position " << t);
-    CHECK(maxError(logits, full[t]) < 2e-5);
+    CHECK(maxError(logits, full[t]) < kTolerance);
   }
   model::traceOpenWindows(*loaded->lm, decoded, decode_trace);
   checkRouting(decode_trace, c);
@@ -137,11 +140,11 @@ TEST_CASE("sr-ttt: decoding token by token and chunked prefills give one prefill
     options.routing = &trace;
     const std::vector<std::int64_t> head(c.ids.begin(), c.ids.end() - 5);
     torch::Tensor logits = model::prefill(*loaded->lm, state, head, options);
-    CHECK(maxError(logits, full[T - 6]) < 2e-5);
+    CHECK(maxError(logits, full[T - 6]) < kTolerance);
     for (std::int64_t t = T - 5; t < T; ++t) {
       logits = model::decodeStep(*loaded->lm, state, c.ids[static_cast<std::size_t>(t)], nullptr,
                                  nullptr, &trace);
-      CHECK(maxError(logits, full[t]) < 2e-5);
+      CHECK(maxError(logits, full[t]) < kTolerance);
     }
     model::traceOpenWindows(*loaded->lm, state, trace);
     checkRouting(trace, c);
