@@ -117,6 +117,52 @@ Figure answerPerStep(const std::vector<const RunTrace*>& runs, bool margin) {
   return f;
 }
 
+// Prop. 3.1: after each qTTT step, cos(Δq, k_j* − μ) of the answer query, the mean over heads and
+// attention layers (core/probe/query_direction.h). +1: the step moved the query straight toward
+// the evidence key and away from the attention-weighted mean; 0: across that direction.
+Figure queryDirection(const std::vector<const RunTrace*>& runs) {
+  Figure f;
+  f.title = "Answer query's change against Prop. 3.1's direction";
+  f.x_label = "qTTT step";
+  f.y_label = "cos(Δq, k_j* − μ), mean over heads and layers";
+  f.empty_text = "No qTTT steps with target spans in these runs: qttt measures the direction "
+                 "when the run has targets.";
+  double last_step = 0;
+  for (std::size_t r = 0; r < runs.size(); ++r) {
+    FigureSeries series;
+    series.name = runs[r]->label();
+    series.color_index = static_cast<int>(r);
+    for (const engine::QueryDirectionEvent& event :
+         runs[r]->events.all<engine::QueryDirectionEvent>()) {
+      series.xs.push_back(static_cast<double>(event.step + 1));
+      series.ys.push_back(event.mean_cosine);
+    }
+    // Runs recorded before the per-step event kept the direction in their result only.
+    const nlohmann::json& details = runs[r]->result.details;
+    if (series.xs.empty() && details.is_object() && details.contains("query_direction")) {
+      const nlohmann::json& means = details["query_direction"].value("mean_cosine", nlohmann::json());
+      for (std::size_t i = 0; means.is_array() && i < means.size(); ++i) {
+        series.xs.push_back(static_cast<double>(i + 1));
+        series.ys.push_back(means[i].is_number() ? means[i].get<double>() : kNaN);
+      }
+    }
+    if (series.xs.empty()) continue;
+    last_step = std::max(last_step, series.xs.back());
+    if (series.xs.size() == 1) series.style = FigureSeries::Style::Points;
+    f.series.push_back(std::move(series));
+  }
+  if (!f.series.empty()) {
+    FigureSeries zero;
+    zero.name = "0: across the direction";
+    zero.style = FigureSeries::Style::Dashed;
+    zero.color_index = 6;
+    zero.xs = {1, std::max(2.0, last_step)};
+    zero.ys = {0, 0};
+    f.series.push_back(std::move(zero));
+  }
+  return f;
+}
+
 Figure massPerLayer(const std::vector<const RunTrace*>& runs) {
   Figure f;
   f.title = "Target mass per layer, before and after the method";
@@ -443,6 +489,7 @@ const std::vector<std::pair<std::string, FigureMaker>>& figureMakers() {
       {"answer_mass", [](Runs runs) { return answerPerStep(runs, false); }},
       {"answer_margin", [](Runs runs) { return answerPerStep(runs, true); }},
       {"mass_per_layer", massPerLayer},
+      {"query_direction", queryDirection},
       {"head_mass", [](Runs runs) { return headMass(runs, HeadView::Before); }},
       {"head_mass_after", [](Runs runs) { return headMass(runs, HeadView::After); }},
       {"head_mass_diff", [](Runs runs) { return headMass(runs, HeadView::Difference); }},
@@ -494,11 +541,16 @@ Figure makeRunFigure(const std::string& name, const std::vector<const RunTrace*>
     for (const std::string& n : runFigureNames()) known += (known.empty() ? "" : ", ") + n;
     throwArgument("--figure", "unknown figure '" + name + "' (known: " + known + ")");
   }
-  Figure f = it->second(runs);
-  f.name = name;
+  return withRunsCaption(name, it->second(runs), runs);
+}
+
+Figure withRunsCaption(const std::string& name, Figure figure,
+                       const std::vector<const RunTrace*>& runs) {
+  figure.name = name;
   // What the figure itself notes (its error bars, what it shows of the document), then the runs.
-  f.caption = f.caption.empty() ? runsCaption(runs) : f.caption + " " + runsCaption(runs);
-  return f;
+  const std::string runs_text = runsCaption(runs);
+  figure.caption = figure.caption.empty() ? runs_text : figure.caption + " " + runs_text;
+  return figure;
 }
 
 }  // namespace studio::analysis

@@ -4,6 +4,8 @@
 //   answer_mass     the answer query's target mass per qTTT step (step 0: after the prefill)
 //   answer_margin   its set margin per step, with the Lemma 2.3 required margin
 //   mass_per_layer  target mass per layer before (prefill) and after (last qTTT step) the method
+//   query_direction Prop. 3.1: cos(Δq, k_j* − μ) of the answer query after each qTTT step, mean
+//                   over heads and layers, against 0
 //   head_mass       layer × head grid of the answer query's target mass after the prefill
 //   head_mass_after the same after the method (last qTTT step, else the first decode step)
 //   head_mass_diff  after − before, per head
@@ -34,6 +36,11 @@ const std::vector<std::string>& runFigureNames();
 
 // "model qwen3; #1 qttt steps=8 lr=0.001 seed=0; #2 ...": the runs a figure draws, for its caption.
 std::string runsCaption(const std::vector<const RunTrace*>& runs);
+
+// `figure` named `name`, its caption followed by the runs' (runsCaption): what makeRunFigure does
+// to every figure, for one drawn with options of its own (token_heatmap's scope).
+Figure withRunsCaption(const std::string& name, Figure figure,
+                       const std::vector<const RunTrace*>& runs);
 
 // Throws studio::Error (Argument) naming `--figure` and listing the names for an unknown one.
 // Runs without the data a figure needs are left out of it (an empty figure says what is missing).

@@ -227,6 +227,22 @@ ALTER TABLE probe_stats ADD COLUMN set_bound_json TEXT NOT NULL DEFAULT '[]';
 )sql");
 }
 
+// Prop. 3.1's direction after each qTTT step (issue 26): per attention layer, the mean over heads
+// of cos(Δq, k_j* − μ) for the answer query, and their mean. Runs recorded before keep it only
+// in their result's details.
+void addQueryDirectionsV6(SqliteDatabase& db) {
+  db.exec(R"sql(
+CREATE TABLE query_directions (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  seq INTEGER NOT NULL,
+  step INTEGER NOT NULL,
+  layer_cosine_json TEXT NOT NULL,
+  mean_cosine REAL,
+  PRIMARY KEY (run_id, seq)
+) WITHOUT ROWID;
+)sql");
+}
+
 }  // namespace
 
 const std::vector<MigrationStep>& migrationSteps() {
@@ -237,6 +253,7 @@ const std::vector<MigrationStep>& migrationSteps() {
       {4, "routing: window, p, inserted, alpha, evicted, open, document bytes",
        addRoutingWindowsV4},
       {5, "probe_stats: min_gap, target_keys, best_target_weight, set_bound", addProbeGapsAndSetBoundsV5},
+      {6, "query_directions: Prop. 3.1's cosine per qTTT step", addQueryDirectionsV6},
   };
   return steps;
 }

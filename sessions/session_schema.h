@@ -14,7 +14,7 @@ class SqliteDatabase;
 // v1: documents, models, runs and the event tables; v2: artifacts (heatmap windows as float32
 // blobs); v3: runs.prompt_tokens / generated_tokens and the indexes the views query; v4: the
 // routing table's window, p, inserted, α, evictions, open flag and document bytes.
-inline constexpr int kSchemaVersion = 5;
+inline constexpr int kSchemaVersion = 6;
 
 // PRAGMA application_id of every session ("TTTS"), so that another program's SQLite file is
 // never mistaken for an old session and "migrated".

@@ -28,4 +28,20 @@ std::vector<SweepCellRun> sweepCellRuns(const SessionStore& store) {
   });
 }
 
+std::set<std::string> completedCellKeys(const SessionStore& store) {
+  std::set<std::string> keys;
+  for (const SweepCellRun& run : sweepCellRuns(store)) {
+    if (run.status == engine::RunStatus::Completed) keys.insert(run.key);
+  }
+  return keys;
+}
+
+std::size_t cellsNotCompleted(const SessionStore& store,
+                              const std::vector<engine::SweepCell>& cells) {
+  const std::set<std::string> done = completedCellKeys(store);
+  std::size_t missing = 0;
+  for (const engine::SweepCell& cell : cells) missing += done.count(cell.key()) ? 0 : 1;
+  return missing;
+}
+
 }  // namespace studio::sessions

@@ -4,10 +4,12 @@
 // wall time. One query, without loading every spec.
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "core/engine/run_result.h"
+#include "core/engine/sweep_plan.h"
 
 namespace studio::sessions {
 
@@ -23,5 +25,10 @@ struct SweepCellRun {
 
 // In id order.
 std::vector<SweepCellRun> sweepCellRuns(const SessionStore& store);
+
+// The keys of the cells `store` holds as completed runs.
+std::set<std::string> completedCellKeys(const SessionStore& store);
+// How many of `cells` `store` does not hold as completed runs.
+std::size_t cellsNotCompleted(const SessionStore& store, const std::vector<engine::SweepCell>& cells);
 
 }  // namespace studio::sessions

@@ -19,7 +19,7 @@ namespace studio::views {
 
 const std::vector<std::string>& ComparisonPanel::chartNames() {
   static const std::vector<std::string> names = {"qttt_loss", "answer_mass", "answer_margin",
-                                                 "mass_per_layer"};
+                                                 "mass_per_layer", "query_direction"};
   return names;
 }
 

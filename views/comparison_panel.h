@@ -1,8 +1,8 @@
 #pragma once
 // The comparison panel (issue 8): the reference answer and a table of the runs on the document
-// (method, answer, correct, target mass, margin, FLOPs, wall time, status, parameters) over four
-// charts: qTTT's loss per step,
-// the answer query's mass and margin per step, and mass per layer before and after. Selecting
+// (method, answer, correct, target mass, margin, FLOPs, wall time, status, parameters) over five
+// charts that scroll: qTTT's loss per step, the answer query's mass and margin per step, mass per
+// layer before and after, and Prop. 3.1's direction of the answer query's change. Selecting
 // rows limits the charts to those runs; nothing selected draws them all. Live runs update it
 // through RunTraces' coalesced `changed`.
 
@@ -26,7 +26,7 @@ class RunsTableModel;
 class ComparisonPanel : public QWidget {
   Q_OBJECT
  public:
-  // The charts, in the order they are laid out (2 × 2).
+  // The charts, in the order they are laid out (two columns).
   static const std::vector<std::string>& chartNames();
 
   explicit ComparisonPanel(RunTraces* traces, QWidget* parent = nullptr);

@@ -114,7 +114,8 @@ nlohmann::json benchMethodsAtLength(const BenchMethodsOptions& options, engine::
   };
   const std::vector<Entry> entries = {
       {"icl", "in_context", nlohmann::json::object()},
-      {"think", "thinking", {{"think_tokens", think_tokens}}},
+      // Exactly N_think tokens (App. 11's FLOP-matched thinking), so t_think is the budget's time.
+      {"think", "thinking", {{"think_tokens", think_tokens}, {"exact_think", true}}},
       {"bon", "best_of_n", {{"n", bon}, {"tokens_per_sample", options.bon_tokens}}},
       {"qttt", "qttt", {{"steps", options.steps}, {"span", options.span}}}};
   nlohmann::json row = {{"prompt_tokens", static_cast<std::int64_t>(T)},
@@ -142,8 +143,8 @@ nlohmann::json benchMethodsAtLength(const BenchMethodsOptions& options, engine::
     const MethodTiming timing = methodTimingOf(seconds);
     row[std::string("t_") + entry.name] = {{"mean", timing.mean}, {"std", timing.stddev}};
     row[std::string("flops_") + entry.name + "_run"] = flops;
-    // A model may end its scratchpad before N_think (EOS, or a "Final:" of its own): shown, so
-    // that a t_think of fewer tokens is not read as the budget's.
+    // Every token generated, scratchpad and answer: the answer's length is the model's (up to
+    // 128 tokens, App. 14), so it is shown beside the time.
     row[std::string("generated_") + entry.name] = generated;
   }
   return row;
@@ -169,8 +170,11 @@ void runBenchMethods(const BenchMethodsOptions& options) {
   for (std::int64_t length : options.lengths)
     rows.push_back(benchMethodsAtLength(options, models, length));
   if (options.json) {
+    const engine::CachedModel cached =
+        models.get(options.model.model, options.model.device, options.model.dtype);
     std::cout << nlohmann::json({{"model", options.model.model},
                                  {"device", options.model.device},
+                                 {"provenance", cached.provenance.toJson()},
                                  {"steps", options.steps},
                                  {"span", options.span},
                                  {"bon_tokens", options.bon_tokens},
@@ -195,7 +199,7 @@ void runBenchMethods(const BenchMethodsOptions& options) {
               << formatMeanStd(row["t_bon"]) << std::setw(18) << formatMeanStd(row["t_qttt"])
               << "\n";
     std::cout << "        generated tokens: thinking " << row["generated_think"].get<std::int64_t>()
-              << " (of N_think " << row["n_think"].get<std::int64_t>() << "), best-of-N "
+              << " (N_think " << row["n_think"].get<std::int64_t>() << " and the answer), best-of-N "
               << row["generated_bon"].get<std::int64_t>() << ", qTTT's answer "
               << row["generated_qttt"].get<std::int64_t>() << "\n";
   }

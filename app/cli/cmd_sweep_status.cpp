@@ -14,6 +14,7 @@
 #include "core/cluster/shard_progress.h"
 #include "core/cluster/sweep_array_manifest.h"
 #include "core/common/error.h"
+#include "core/engine/lr_selection.h"
 
 namespace studio::cli {
 
@@ -64,7 +65,9 @@ void showSweepStatus(const SweepStatusOptions& options) {
   const cluster::SweepArrayManifest manifest = cluster::SweepArrayManifest::read(manifest_path);
   const std::string config_path = (dir / cluster::kSweepConfigFile).string();
   const engine::SweepConfig config = sweepConfigFrom(readSweepConfigJson(config_path), config_path);
-  const std::vector<engine::SweepCell> cells = engine::expandSweep(config);
+  // The folder's stage of an lr-selecting sweep, or the whole sweep.
+  const engine::SweepConfig staged = engine::stageSweep(config, manifest.stage);
+  const std::vector<engine::SweepCell> cells = engine::expandSweep(staged);
   const ArrayTaskQuery queue = queryArrayTasks(manifest);
 
   std::vector<ShardRow> rows;

@@ -19,6 +19,7 @@
 #include "core/cluster/slurm_time_limit.h"
 #include "core/cluster/sweep_array_manifest.h"
 #include "core/common/error.h"
+#include "core/engine/lr_selection.h"
 #include "sessions/session_store.h"
 #include "sessions/sweep_cell_runs.h"
 
@@ -86,8 +87,31 @@ void submitSweepArray(const SweepArrayOptions& options, const std::string& confi
                       const nlohmann::json& config_json) {
   if (options.out.empty()) throwArgument("--out", "--slurm needs the output folder --out DIR");
   const engine::SweepConfig config = sweepConfigFrom(config_json, config_path);
+  const engine::SweepConfig staged = engine::stageSweep(config, options.stage);
   const std::int64_t time_limit = cluster::parseSlurmTimeLimit(options.time, "--time");
-  const std::vector<engine::SweepCell> cells = engine::expandSweep(config);
+  const std::vector<engine::SweepCell> cells = engine::expandSweep(staged);
+  std::vector<std::string> sweep_arguments;
+  if (options.stage != "all") sweep_arguments = {"--stage", options.stage};
+  if (options.stage == "test") {
+    // The tasks choose the lr from every validation cell: they must all be there now.
+    if (options.validation_session.empty()) {
+      throwArgument("--validation-session",
+                    "--stage test needs the merged sessions of the validation stage's shards");
+    }
+    const std::string validation =
+        fs::absolute(options.validation_session).lexically_normal().string();
+    const sessions::SessionStore store(
+        validation, {sessions::OpenOptions::Access::ReadOnly, sessions::OpenOptions::Check::Quick});
+    const std::size_t missing =
+        sessions::cellsNotCompleted(store, engine::expandSweep(engine::validationSweep(config)));
+    if (missing > 0) {
+      throwError(ErrorKind::Argument, validation, "--validation-session",
+                 std::to_string(missing) +
+                     " validation cells are not completed there; finish the validation stage "
+                     "and merge its shard sessions first");
+    }
+    sweep_arguments.insert(sweep_arguments.end(), {"--validation-session", validation});
+  }
 
   // Everything is checked before the folder is created or written.
   const std::string out_dir = fs::absolute(options.out).lexically_normal().string();
@@ -103,9 +127,15 @@ void submitSweepArray(const SweepArrayOptions& options, const std::string& confi
   std::optional<cluster::ShardSizing> sizing;
   if (fs::exists(manifest_path)) {
     manifest = cluster::SweepArrayManifest::read(manifest_path);
+    if (manifest.stage != options.stage) {
+      throwError(ErrorKind::Argument, manifest_path, "--stage",
+                 "the folder holds the shards of stage " + manifest.stage + "; give stage " +
+                     options.stage + " its own --out");
+    }
   } else {
     sizing = cluster::sizeShards(cellSecondsOf(cells, options), time_limit);
     manifest.shards = sizing->shards;
+    manifest.stage = options.stage;
   }
   // A shard runs again only when cells are left and no earlier task of it is still queued or
   // running (two tasks must never write one session).
@@ -143,6 +173,7 @@ void submitSweepArray(const SweepArrayOptions& options, const std::string& confi
     job.gpus_per_task = options.gpus_per_task;
     job.time_limit_seconds = time_limit;
     job.array_limit = options.array_limit;
+    job.sweep_arguments = sweep_arguments;
     script = cluster::slurmArrayScript(job);
   }
 

@@ -19,6 +19,10 @@ struct SweepArrayOptions {
   double cell_seconds = 0;           // the estimate of one cell; 0: not given
   std::vector<std::string> timings;  // sessions whose completed runs of the sweep measured cells
   bool json = false;
+  // An lr-selecting sweep runs as two arrays, each into its own folder: "validation", then
+  // "test" with the merged validation sessions (engine::stageSweep).
+  std::string stage = "all";
+  std::string validation_session;
 };
 
 // `config_path` and `config` are the configuration as given. The first submission into a folder

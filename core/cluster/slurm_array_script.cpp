@@ -88,7 +88,9 @@ std::string slurmArrayScript(const SlurmArrayJob& job) {
          << "shard=${SLURM_ARRAY_TASK_ID:?this script runs as a Slurm array task}\n"
          << "exec " << shellQuoted(job.studio_cli) << " sweep --config " << shellQuoted(job.config)
          << " \\\n    --session " << shellQuoted(job.out_dir) << "/shard-\"$shard\"-of-" << shards
-         << ".sqlite --shard \"$shard\"/" << shards << "\n";
+         << ".sqlite --shard \"$shard\"/" << shards;
+  for (const std::string& argument : job.sweep_arguments) script << " " << shellQuoted(argument);
+  script << "\n";
   return script.str();
 }
 

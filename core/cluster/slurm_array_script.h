@@ -21,6 +21,8 @@ struct SlurmArrayJob {
   int gpus_per_task = 0;           // 0: no GPU requested
   std::int64_t time_limit_seconds = 0;
   int array_limit = 0;  // at most this many tasks at once; 0: no limit
+  // Appended to every task's `sweep` command ("--stage", "test", "--validation-session", PATH).
+  std::vector<std::string> sweep_arguments;
 };
 
 // "shard-3-of-12.sqlite": the session of shard `index` of `shards`.

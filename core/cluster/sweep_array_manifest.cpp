@@ -6,6 +6,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "core/common/bounded_json.h"
 #include "core/common/error.h"
 
 namespace studio::cluster {
@@ -23,20 +24,18 @@ std::string manifestText(const nlohmann::json& object, const char* key, const st
 }  // namespace
 
 SweepArrayManifest SweepArrayManifest::read(const std::string& path) {
-  std::ifstream file(path);
-  if (!file) throwError(ErrorKind::Io, path, "", "cannot open the sweep array's record");
-  nlohmann::json json;
-  try {
-    json = nlohmann::json::parse(file);
-  } catch (const nlohmann::json::exception& error) {
-    throwError(ErrorKind::Format, path, "", std::string("not valid JSON: ") + error.what());
-  }
+  const nlohmann::json json = readBoundedJsonFile(path, path);
   SweepArrayManifest manifest;
   if (!json.is_object() || !json.contains("shards") || !json["shards"].is_number_unsigned() ||
       json["shards"].get<std::size_t>() == 0) {
     throwError(ErrorKind::Format, path, "shards", "is missing or not a positive integer");
   }
   manifest.shards = json["shards"].get<std::size_t>();
+  const nlohmann::json stage = json.value("stage", nlohmann::json("all"));
+  if (!stage.is_string() || (stage != "all" && stage != "validation" && stage != "test")) {
+    throwError(ErrorKind::Format, path, "stage", "is not all, validation or test");
+  }
+  manifest.stage = stage.get<std::string>();
   const nlohmann::json submissions = json.value("submissions", nlohmann::json::array());
   if (!submissions.is_array())
     throwError(ErrorKind::Format, path, "submissions", "is not an array");
@@ -59,7 +58,7 @@ void SweepArrayManifest::write(const std::string& path) const {
                            {"time_limit", submission.time_limit},
                            {"submitted_at", submission.submitted_at}});
   }
-  const nlohmann::json json = {{"shards", shards}, {"submissions", submissions}};
+  const nlohmann::json json = {{"shards", shards}, {"stage", stage}, {"submissions", submissions}};
   const std::string temporary = path + ".tmp-" + std::to_string(getpid());
   {
     std::ofstream file(temporary, std::ios::trunc);

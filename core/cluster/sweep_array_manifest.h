@@ -23,6 +23,9 @@ struct ArraySubmission {
 
 struct SweepArrayManifest {
   std::size_t shards = 0;
+  // The stage of an lr-selecting sweep the folder's shards run ("validation", "test"), or "all"
+  // (absent in records written before stages).
+  std::string stage = "all";
   std::vector<ArraySubmission> submissions;  // oldest first
 
   // Throws studio::Error (Io, Format) naming the file and field.

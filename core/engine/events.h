@@ -87,6 +87,24 @@ struct StepMetricEvent {
   }
 };
 
+// Prop. 3.1 of the qTTT paper after one qTTT step (core/probe/query_direction.h): per attention
+// layer, the mean over heads of cos(Δq, k_j* − μ) for the answer query, and their mean over
+// layers. +1: the step moved the query toward the evidence key, away from the attention mean.
+struct QueryDirectionEvent {
+  std::int64_t step = 0;
+  std::vector<double> layer_cosine;
+  double mean_cosine = 0;
+
+  static constexpr const char* kKind = "query_direction";
+  static constexpr const char* kTable = "query_directions";
+  static constexpr auto fields() {
+    using E = QueryDirectionEvent;
+    return std::make_tuple(field("step", &E::step),
+                           field("layer_cosine", "layer_cosine_json", &E::layer_cosine),
+                           field("mean_cosine", &E::mean_cosine));
+  }
+};
+
 // An attention probe of the answer query. Its result is nested (per head and query), so the
 // session stores it with its own codec (sessions/event_codec.h: the probes and probe_stats
 // tables); the description names the scalar fields.
@@ -237,7 +255,7 @@ struct LogEvent {
 
 using Event = std::variant<ProgressEvent, StepMetricEvent, ProbeEvent, TokenEvent,
                            FastWeightLossEvent, RoutingEvent, RewardEvent, ArtifactEvent,
-                           LogEvent>;
+                           LogEvent, QueryDirectionEvent>;
 
 // The kind's name as stored in sessions and shown in logs (each kind's kKind).
 const char* eventKindName(const Event& event);

@@ -52,6 +52,16 @@ SweepConfig validationSweep(const SweepConfig& config) {
   return validation;
 }
 
+SweepConfig stageSweep(const SweepConfig& config, const std::string& stage) {
+  if (stage != "all" && stage != "validation" && stage != "test") {
+    throwArgument("--stage", "must be all, validation or test, not '" + stage + "'");
+  }
+  if (stage != "all" && !config.lr_selection) {
+    throwArgument("--stage", "the sweep selects no lr (no lr_selection); leave --stage out");
+  }
+  return stage == "validation" ? validationSweep(config) : config;
+}
+
 std::vector<LrChoice> selectLearningRates(const std::vector<double>& lrs,
                                           const std::vector<LrTrial>& trials) {
   struct Tally {

@@ -18,6 +18,11 @@ namespace studio::engine {
 // runs carry task_meta.lr_validation_of = label, and nothing else runs).
 SweepConfig validationSweep(const SweepConfig& config);
 
+// The grid a stage of a sweep runs: "validation" (validationSweep), "test" or "all" (`config`
+// itself; its lr_selection chooses the lr before the test cells run). Throws Argument naming
+// --stage for another spelling, or for "validation"/"test" when `config` selects no lr.
+SweepConfig stageSweep(const SweepConfig& config, const std::string& stage);
+
 // One finished validation run.
 struct LrTrial {
   std::string task;

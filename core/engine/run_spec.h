@@ -13,6 +13,10 @@
 
 namespace studio::engine {
 
+// The paper's answer length: every method has "the same prompt, output length (128 tokens)" (qTTT
+// App. 14).
+inline constexpr std::int64_t kPaperAnswerTokens = 128;
+
 struct RunSpec {
   // The model: a Hugging Face folder, and where and how to run it.
   std::string model_path;
@@ -41,7 +45,7 @@ struct RunSpec {
   nlohmann::json params = nlohmann::json::object();
   std::uint64_t seed = 0;
   std::optional<double> budget_flops;  // when set, the method sizes itself to this budget
-  std::int64_t max_answer_tokens = 32;
+  std::int64_t max_answer_tokens = kPaperAnswerTokens;  // the answer's token budget
   // "model": the checkpoint's chat template (tokenizer_config.json) when it has one; "none": the
   // plain App. 11 prompt (prepared_prompt.h).
   std::string chat = "model";

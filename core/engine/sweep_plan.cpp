@@ -71,6 +71,15 @@ LrSelection lrSelectionFromJson(const json& in, const SweepConfig& config,
   return out;
 }
 
+// Room for the item's longest reference answer (a byte is at most one token) and a little more.
+std::int64_t answerRoom(const task::TaskItem& item) {
+  std::int64_t room = 0;
+  for (const std::string& answer : item.answers) {
+    room = std::max<std::int64_t>(room, static_cast<std::int64_t>(answer.size()) + 8);
+  }
+  return room;
+}
+
 }  // namespace
 
 SweepConfig SweepConfig::fromJson(const json& in) {
@@ -80,7 +89,7 @@ SweepConfig SweepConfig::fromJson(const json& in) {
   config.model = as<std::string>(require(in, "model", root), root + ".model", "a folder path");
   config.device = as<std::string>(in.value("device", json("cpu")), root + ".device", "a string");
   config.dtype = as<std::string>(in.value("dtype", json("")), root + ".dtype", "a string");
-  config.max_answer_tokens = as<std::int64_t>(in.value("max_answer_tokens", json(32)),
+  config.max_answer_tokens = as<std::int64_t>(in.value("max_answer_tokens", json(kPaperAnswerTokens)),
                                               root + ".max_answer_tokens", "an integer");
   config.budget_think_tokens = as<std::int64_t>(in.value("budget_think_tokens", json(0)),
                                                 root + ".budget_think_tokens", "an integer");
@@ -202,11 +211,7 @@ RunSpec specFromItem(const task::TaskItem& item) {
   spec.task = item.task;
   spec.task_meta = item.meta;
   spec.task_meta["item_id"] = item.id;
-  // Room for the longest reference answer (a byte is at most one token) and a little more.
-  for (const std::string& answer : item.answers) {
-    spec.max_answer_tokens =
-        std::max<std::int64_t>(spec.max_answer_tokens, static_cast<std::int64_t>(answer.size()) + 8);
-  }
+  spec.max_answer_tokens = std::max(spec.max_answer_tokens, answerRoom(item));
   return spec;
 }
 
@@ -219,7 +224,7 @@ RunSpec cellSpec(const SweepConfig& config, const SweepCell& cell, const task::T
   spec.params = cell.method->params;
   spec.seed = cell.seed;
   spec.rope = config.rope;
-  spec.max_answer_tokens = std::max(spec.max_answer_tokens, config.max_answer_tokens);
+  spec.max_answer_tokens = std::max(config.max_answer_tokens, answerRoom(item));
   spec.task_meta["sweep_key"] = cell.key();
   spec.task_meta["sweep_label"] = cell.method->label;
   spec.task_meta["sweep_length"] = cell.length;

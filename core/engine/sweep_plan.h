@@ -48,7 +48,8 @@ struct SweepConfig {
   // FLOP matching as in the paper: every method sized to what `budget_think_tokens` thinking tokens
   // cost after the cell's prompt (0: no matching, methods run as configured).
   std::int64_t budget_think_tokens = 0;
-  std::int64_t max_answer_tokens = 32;  // at least; more when an item's answer needs it
+  // At least; more when an item's answer needs it.
+  std::int64_t max_answer_tokens = kPaperAnswerTokens;
   // false ("rope": false, or `sweep --no-rope`): every run is the No-RoPE ablation (RunSpec::rope);
   // each method's label gains "+no_rope" so its cells and summary rows stay apart from RoPE runs
   // in the same session.

@@ -27,7 +27,7 @@ std::vector<ParamSpec> BestOfNMethod::params() const {
   tokens.min = 0;
   tokens.max = 1 << 20;
   tokens.help = "scratchpad tokens of each chain (paper: 8192/N)";
-  return {n, tokens, decodingParam("paper"), exactThinkParam()};
+  return {n, tokens, decodingParam(), exactThinkParam()};
 }
 
 double BestOfNMethod::extraFlops(const engine::FlopShape& shape, double context,

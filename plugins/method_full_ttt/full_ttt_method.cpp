@@ -62,7 +62,8 @@ std::vector<ParamSpec> FullTttMethod::params() const {
       "what is trained: every projection of the layers (attention or token mixer "
       "q/k/v/o and the MLP: \"FFN and all attention projections\", the paper's §3), or "
       "all parameters (embeddings, norms and LM head too)";
-  return {steps, span, lr, decay, clip, trained, spanSeedParam(), decodingParam("greedy")};
+  return {steps, span, lr, decay, clip, trained, spanLossParam(), spanSeedParam(),
+          decodingParam()};
 }
 
 double FullTttMethod::extraFlops(const engine::FlopShape& shape, double context,
@@ -112,6 +113,12 @@ engine::RunResult FullTttMethod::run(engine::RunContext& context) const {
   const std::int64_t span = std::min(params.at("span").get<std::int64_t>(), length - 1);
   const double lr = params.at("lr").get<double>();
   const double clip = params.at("clip").get<double>();
+  auto span_loss = torch::nn::functional::CrossEntropyFuncOptions();
+  if (spanLossIsSum(params)) {
+    span_loss.reduction(torch::kSum);  // Eq. 3.1
+  } else {
+    span_loss.reduction(torch::kMean);
+  }
 
   ParameterRestore restore(lm);
   std::vector<torch::Tensor> parameters =
@@ -135,7 +142,7 @@ engine::RunResult FullTttMethod::run(engine::RunContext& context) const {
     torch::Tensor logits =
         lm.logits(hidden[0].narrow(0, start, span)).to(torch::kFloat32);    // [k, vocab]
     torch::Tensor targets = ids[0].narrow(0, start + 1, span).to(logits.device());  // [k]
-    torch::Tensor loss = torch::nn::functional::cross_entropy(logits, targets);
+    torch::Tensor loss = torch::nn::functional::cross_entropy(logits, targets, span_loss);
     loss.backward();
     const double norm =
         torch::nn::utils::clip_grad_norm_(parameters, clip > 0 ? clip : 1e300);

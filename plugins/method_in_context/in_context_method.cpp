@@ -9,7 +9,7 @@ std::string InContextMethod::summary() const {
   return "One prefill of the document and question, then the answer: the in-context baseline.";
 }
 
-std::vector<ParamSpec> InContextMethod::params() const { return {decodingParam("greedy")}; }
+std::vector<ParamSpec> InContextMethod::params() const { return {decodingParam()}; }
 
 double InContextMethod::extraFlops(const engine::FlopShape&, double, const nlohmann::json&) const {
   return 0;

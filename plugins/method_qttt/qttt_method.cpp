@@ -55,20 +55,14 @@ std::vector<ParamSpec> QtttMethod::params() const {
   clip.default_value = 1.0;
   clip.min = 0;
   clip.help = "gradient norm clipping over all W_Q together (0: none)";
-  ParamSpec loss;
-  loss.name = "span_loss";
-  loss.type = ParamSpec::Type::Choice;
-  loss.default_value = "sum";
-  loss.choices = {"sum", "mean"};
-  loss.help = "the span loss: Eq. 3.1's sum over the k tokens (the paper), or their mean (the "
-              "gradient 1/k as large, so the clip acts k times later)";
   ParamSpec save;
   save.name = "save_adapted";
   save.type = ParamSpec::Type::String;
   save.default_value = "";
   save.help = "a folder to write the adapted checkpoint to (only q_proj weights differ); empty: "
               "none";
-  return {steps, span, lr, decay, clip, loss, spanSeedParam(), save, decodingParam("greedy")};
+  return {steps, span, lr, decay, clip, spanLossParam(), spanSeedParam(), save,
+          decodingParam()};
 }
 
 double QtttMethod::extraFlops(const engine::FlopShape& shape, double context,
@@ -107,14 +101,27 @@ model::ForwardCapture answerQueryCapture(QueryAdapter& adapter, model::ModelStat
   return capture;
 }
 
-// `per_layer`: one array of per-layer cosines per step. The detail holds them and, per step, their
-// mean over layers (what `run --json` readers plot first).
-nlohmann::json queryDirectionSummary(const nlohmann::json& per_layer) {
+// Prop. 3.1's direction after qTTT step `step`: the per-layer cosines and their mean over layers.
+engine::QueryDirectionEvent queryDirectionEvent(std::int64_t step,
+                                                std::vector<double> layer_cosine) {
+  engine::QueryDirectionEvent event;
+  event.step = step;
+  double sum = 0;
+  for (double cosine : layer_cosine) sum += cosine;
+  event.mean_cosine =
+      layer_cosine.empty() ? 0.0 : sum / static_cast<double>(layer_cosine.size());
+  event.layer_cosine = std::move(layer_cosine);
+  return event;
+}
+
+// The detail: per step, the mean over layers (what `run --json` readers plot first) and the
+// per-layer cosines.
+nlohmann::json queryDirectionSummary(const std::vector<engine::QueryDirectionEvent>& steps) {
   nlohmann::json mean = nlohmann::json::array();
-  for (const auto& layers : per_layer) {
-    double sum = 0;
-    for (const auto& cosine : layers) sum += cosine.get<double>();
-    mean.push_back(layers.empty() ? 0.0 : sum / static_cast<double>(layers.size()));
+  nlohmann::json per_layer = nlohmann::json::array();
+  for (const engine::QueryDirectionEvent& step : steps) {
+    mean.push_back(step.mean_cosine);
+    per_layer.push_back(step.layer_cosine);
   }
   return {{"mean_cosine", mean}, {"layer_cosine", per_layer}};
 }
@@ -155,7 +162,7 @@ engine::RunResult QtttMethod::run(engine::RunContext& context) const {
   options.learning_rate = params.at("lr").get<double>();
   options.weight_decay = params.at("weight_decay").get<double>();
   options.clip = params.at("clip").get<double>();
-  options.sum_loss = params.at("span_loss").get<std::string>() == "sum";
+  options.sum_loss = spanLossIsSum(params);
   QueryAdapter adapter(context.lm(), options);  // restores W_Q when it goes out of scope
   SpanSampler spans(params, context.spec().seed, length, span);
   const engine::FlopShape shape = context.flopShape();
@@ -165,7 +172,7 @@ engine::RunResult QtttMethod::run(engine::RunContext& context) const {
   const bool probing = !prompt.target_tokens.empty();
   model::ForwardCapture previous;
   if (probing) previous = answerQueryCapture(adapter, prefilled.state, prompt);
-  nlohmann::json directions = nlohmann::json::array();
+  std::vector<engine::QueryDirectionEvent> directions;
 
   for (std::int64_t step = 0; step < steps; ++step) {
     context.checkCancelled();
@@ -190,9 +197,10 @@ engine::RunResult QtttMethod::run(engine::RunContext& context) const {
           engine::ProbePhase::QtttStep, step,
           probe::measureCapture(context.lm(), prefilled.state, capture, prompt.target_tokens,
                                 context.probe_options)});
-      directions.push_back(probe::layerQueryDirections(context.lm(), prefilled.state, previous,
-                                                       capture, prompt.answerQuery(),
-                                                       prompt.target_tokens));
+      directions.push_back(queryDirectionEvent(
+          step, probe::layerQueryDirections(context.lm(), prefilled.state, previous, capture,
+                                            prompt.answerQuery(), prompt.target_tokens)));
+      context.emit(directions.back());
       previous = std::move(capture);
     }
     context.progress("qttt", step + 1, steps);

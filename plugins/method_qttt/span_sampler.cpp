@@ -23,6 +23,21 @@ ParamSpec spanSeedParam() {
   return seed;
 }
 
+ParamSpec spanLossParam() {
+  ParamSpec loss;
+  loss.name = "span_loss";
+  loss.type = ParamSpec::Type::Choice;
+  loss.default_value = "sum";
+  loss.choices = {"sum", "mean"};
+  loss.help = "the span loss: Eq. 3.1's sum over the k tokens (the paper), or their mean (the "
+              "gradient 1/k as large, so the clip acts k times later)";
+  return loss;
+}
+
+bool spanLossIsSum(const nlohmann::json& params) {
+  return params.at("span_loss").get<std::string>() == "sum";
+}
+
 SpanSampler::SpanSampler(const nlohmann::json& params, std::uint64_t run_seed, std::int64_t length,
                          std::int64_t span)
     : m_seed(spanSeedOf(params, run_seed)),

@@ -2,6 +2,7 @@
 // The span sampler of qTTT (Algorithm 1, App. 11) and of full_ttt: span starts t uniform in
 // [1, T−k], drawn from the run's seed (RunSpec::seed), so the seeds of a multi-seed sweep draw
 // different spans and a run replays with the same ones. The `seed` parameter overrides it.
+// Both methods also share the span loss's reduction (`span_loss`).
 
 #include <nlohmann/json.hpp>
 
@@ -14,6 +15,12 @@ namespace studio::plugins {
 
 // `seed`: −1 (default) draws from the run's seed, any other value from itself.
 ParamSpec spanSeedParam();
+
+// `span_loss`: "sum" (default) is Eq. 3.1's sum of the k next-token losses; "mean" divides it by
+// k, so the gradient is 1/k as large and a norm clip acts k times later.
+ParamSpec spanLossParam();
+// Whether the resolved `span_loss` parameter asks for the sum.
+bool spanLossIsSum(const nlohmann::json& params);
 
 class SpanSampler {
  public:

@@ -94,7 +94,7 @@ std::vector<ParamSpec> RefineMethod::params() const {
       m_sft ? "seed of the entropy positions shown" : "seed of the position draws and rollouts");
   seed.max.reset();
   specs.push_back(seed);
-  specs.push_back(decodingParam("greedy"));
+  specs.push_back(decodingParam());
   return specs;
 }
 

@@ -9,17 +9,17 @@
 
 namespace studio::plugins {
 
-ParamSpec decodingParam(const std::string& fallback) {
+ParamSpec decodingParam() {
   ParamSpec spec;
   spec.name = "decoding";
   spec.type = ParamSpec::Type::Choice;
-  spec.default_value = fallback;
-  spec.choices = {"greedy", "paper", "model"};
+  spec.default_value = "paper";
+  spec.choices = {"paper", "greedy", "model"};
   spec.help =
-      "greedy (argmax); the paper's sampling (answers: temperature 0.7, top-p 0.8, top-k 20; "
-      "thinking: 0.6, 0.95, 20); or the model's generation_config.json (do_sample, "
-      "temperature, top_p, top_k; greedy when it says do_sample false or is absent). Sampling "
-      "is seeded by the run's seed";
+      "the paper's sampling (App. 11; answers: temperature 0.7, top-p 0.8, top-k 20; "
+      "thinking: 0.6, 0.95, 20); greedy (argmax); or the model's generation_config.json "
+      "(do_sample, temperature, top_p, top_k; greedy when it says do_sample false or is "
+      "absent). Sampling is seeded by the run's seed";
   return spec;
 }
 

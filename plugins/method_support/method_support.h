@@ -22,9 +22,9 @@
 
 namespace studio::plugins {
 
-// `decoding`: "greedy", "paper" (the paper's sampling: non-thinking 0.7/0.8/20, thinking
-// 0.6/0.95/20) or "model" (the checkpoint's generation_config.json), default `fallback`.
-ParamSpec decodingParam(const std::string& fallback);
+// `decoding`: "paper" (the default, App. 11's sampling: non-thinking 0.7/0.8/20, thinking
+// 0.6/0.95/20), "greedy", or "model" (the checkpoint's generation_config.json).
+ParamSpec decodingParam();
 model::SamplingParams samplingOf(const nlohmann::json& params, std::uint64_t seed, bool thinking,
                                  const model::GenerationDefaults& model_defaults);
 

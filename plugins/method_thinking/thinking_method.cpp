@@ -19,7 +19,7 @@ std::vector<ParamSpec> ThinkingMethod::params() const {
   think.min = 0;
   think.max = 1 << 20;
   think.help = "T_think: the most scratchpad tokens before \"Final:\" (paper: 8192)";
-  return {think, decodingParam("paper"), exactThinkParam()};
+  return {think, decodingParam(), exactThinkParam()};
 }
 
 double ThinkingMethod::extraFlops(const engine::FlopShape& shape, double context,

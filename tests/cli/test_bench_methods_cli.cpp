@@ -32,8 +32,10 @@ TEST_CASE("cli bench methods prints t_ICL, t_think, t_BoN and t_qTTT at matched 
     CHECK(row[t]["mean"].get<double>() > 0);
     CHECK(row[t]["std"].get<double>() >= 0);
   }
-  // Its scratchpad, at most N_think, and an answer of at most 32 tokens.
-  CHECK(row["generated_think"].get<int>() <= row["n_think"].get<int>() + 32);
+  // Exactly N_think scratchpad tokens (App. 11's FLOP-matched thinking), then the answer.
+  CHECK(row["generated_think"].get<int>() >= row["n_think"].get<int>());
+  CHECK(out["provenance"]["device"] == "cpu");
+  CHECK(out["provenance"]["config_hash"].get<std::string>().size() == 32);
   CHECK(row["generated_bon"].get<int>() >= 1);
   // The qTTT run spent the budget that set the others (its prefill and answer on top).
   CHECK(row["flops_qttt_run"].get<double>() > row["flops_qttt"].get<double>());

@@ -61,10 +61,19 @@ TEST_CASE("sweep: a cell's run carries the item, the method and the key", "[engi
   CHECK(spec.scorer == item.scorer);
   CHECK(spec.task_meta["sweep_key"] == cells[0].key());
   CHECK(spec.task_meta["item_id"] == item.id);
-  // The JSON answer is longer than the default 32 tokens: the run leaves room for all of it.
-  REQUIRE(item.answers.front().size() > 32);
-  CHECK(spec.max_answer_tokens >= static_cast<std::int64_t>(item.answers.front().size()));
+  // The paper's output length (128 tokens) by default, for a cell as for a single run.
+  CHECK(sweep.max_answer_tokens == engine::kPaperAnswerTokens);
+  CHECK(spec.max_answer_tokens == engine::kPaperAnswerTokens);
   CHECK(engine::specFromItem(item).max_answer_tokens == spec.max_answer_tokens);
+  // A smaller budget in the config is kept, but never below room for the reference answer (a
+  // byte is at most one token).
+  const std::int64_t answer_bytes = static_cast<std::int64_t>(item.answers.front().size());
+  REQUIRE(answer_bytes > 32);
+  engine::SweepConfig short_answers = sweep;
+  short_answers.max_answer_tokens = answer_bytes + 20;
+  CHECK(engine::cellSpec(short_answers, cells[0], item).max_answer_tokens == answer_bytes + 20);
+  short_answers.max_answer_tokens = 4;
+  CHECK(engine::cellSpec(short_answers, cells[0], item).max_answer_tokens == answer_bytes + 8);
 }
 
 TEST_CASE("sweep: configuration errors name the field", "[engine]") {

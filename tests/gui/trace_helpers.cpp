@@ -106,6 +106,7 @@ SyntheticRun qtttRun(int steps, std::int64_t context) {
     metric.span_length = 16;
     run.events.push_back(metric);
     run.events.push_back(engine::ProbeEvent{engine::ProbePhase::QtttStep, s, probe(0.1 + 0.1 * s, 2, 4, context)});
+    run.events.push_back(engine::QueryDirectionEvent{s, {0.02 * s, 0.04 * s}, 0.03 * s});
     run.events.push_back(engine::ProgressEvent{"qttt", (s + 1.0) / steps, s + 1, steps,
                                                2.0 * (steps - s - 1)});
   }

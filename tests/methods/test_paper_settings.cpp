@@ -1,6 +1,6 @@
 // The qTTT paper's settings (issue 26): spans drawn from the run's seed (App. 11), full_ttt's
-// parameter set (§3), best_of_n's mass over the answer steps (App. 12), Prop. 3.1's query
-// direction per qTTT step, and the No-RoPE run option (App. 12).
+// parameter set (§3) and span loss (Eq. 3.1's sum), best_of_n's mass over the answer steps
+// (App. 12), Prop. 3.1's query direction per qTTT step, and the No-RoPE run option (App. 12).
 
 #include <catch2/catch.hpp>
 
@@ -135,6 +135,28 @@ TEST_CASE(
                     Catch::Contains("full_ttt.params"));
 }
 
+TEST_CASE("full_ttt's span loss is Eq. 3.1's sum by default, the mean on request",
+          "[methods][paper_settings]") {
+  TinyModelFolder folder("paper-full-ttt-sum");
+  engine::ModelCache models;
+  // Two runs of one seed train on the same span; the first step's loss is taken before any update.
+  auto firstLoss = [&](const char* reduction) {
+    CollectingSink sink;
+    const auto result = runSeeded(models, sink, folder, "full_ttt",
+                                  {{"steps", 1}, {"span", 8}, {"span_loss", reduction}}, 4);
+    REQUIRE(result.status == engine::RunStatus::Completed);
+    return result.details.at("losses").at(0).get<double>();
+  };
+  const double sum = firstLoss("sum");
+  const double mean = firstLoss("mean");
+  CHECK(mean > 0);
+  CHECK(sum == Approx(8 * mean).epsilon(1e-5));
+  const engine::Method& method = engine::MethodRegistry::instance().get("full_ttt");
+  CHECK(resolveParams("full_ttt", method.params(), nlohmann::json::object())["span_loss"] == "sum");
+  CHECK_THROWS_WITH(resolveParams("full_ttt", method.params(), {{"span_loss", "max"}}),
+                    Catch::Contains("full_ttt.span_loss"));
+}
+
 TEST_CASE("best_of_n's target mass is the winning chain's, over its answer steps",
           "[methods][paper_settings]") {
   TinyModelFolder folder("paper-best-of-n");
@@ -187,6 +209,14 @@ TEST_CASE(
       sum += cosine.get<double>();
     }
     CHECK(direction.at("mean_cosine")[step].get<double>() == Approx(sum / 2));
+  }
+  // Each step also goes out as it is measured (the studio's query_direction chart draws them live).
+  const auto& events = sink.all<engine::QueryDirectionEvent>();
+  REQUIRE(events.size() == 4);
+  for (std::size_t step = 0; step < 4; ++step) {
+    CHECK(events[step].step == static_cast<std::int64_t>(step));
+    CHECK(events[step].mean_cosine == direction.at("mean_cosine")[step].get<double>());
+    CHECK(nlohmann::json(events[step].layer_cosine) == direction.at("layer_cosine")[step]);
   }
   // W_Q moved, so the answer query did: some cosine is not zero.
   double largest = 0;

@@ -112,6 +112,7 @@ std::vector<engine::Event> oneEventOfEachKind() {
                                          R"({"layer":1,"head":0,"rows":[0,2]})",
                                          {0.5f, -1.0f, 3.25f, 0.0f, 1e-8f, 65504.0f}});
   events.push_back(engine::LogEvent{"warning", "span clipped to the document's end"});
+  events.push_back(engine::QueryDirectionEvent{3, {0.25, -0.125, 1.0 / 3.0}, 0.1527777777777778});
   return events;
 }
 
@@ -232,6 +233,12 @@ struct Describe {
     text("meta", e.meta_json);
     out << "data=";
     for (float value : e.data) out << formatDouble(value) << ',';
+  }
+  void operator()(const engine::QueryDirectionEvent& e) const {
+    out << "query_direction:";
+    num("step", e.step);
+    for (const double cosine : e.layer_cosine) num("layer_cosine", cosine);
+    num("mean_cosine", e.mean_cosine);
   }
   void operator()(const engine::LogEvent& e) const {
     out << "log:";

@@ -149,7 +149,7 @@ TEST_CASE("the CSV export writes a runs table and one typed table per kind besid
   const ExportSummary summary = exportSessionCsv(store, 1, out);
   CHECK(summary.runs == 1);
   CHECK(summary.events == oneEventOfEachKind().size());
-  CHECK(summary.files.size() == 13);  // runs, documents, models, 9 event tables, probe_stats
+  CHECK(summary.files.size() == 14);  // runs, documents, models, 10 event tables, probe_stats
   CHECK(csvSiblingPath(out, "tokens") == dir.file("run1.tokens.csv"));
 
   const auto runs = parseCsv(readBytes(out));
@@ -172,6 +172,11 @@ TEST_CASE("the CSV export writes a runs table and one typed table per kind besid
   const auto stats = parseCsv(readBytes(dir.file("run1.probe_stats.csv")));
   CHECK(stats.size() == 1 + 8);  // 4 heads x 2 queries
   CHECK(stats[1][column(stats[0], "near_ties_json")] == "[0,1,9]");
+  const auto directions = parseCsv(readBytes(dir.file("run1.query_directions.csv")));
+  REQUIRE(directions.size() == 2);
+  CHECK(directions[1][column(directions[0], "step")] == "3");
+  CHECK(nlohmann::json::parse(directions[1][column(directions[0], "layer_cosine_json")]) ==
+        nlohmann::json::parse("[0.25,-0.125,0.3333333333333333]"));
   const auto metrics = parseCsv(readBytes(dir.file("run1.step_metrics.csv")));
   REQUIRE(metrics.size() == 2);
   CHECK(metrics[1][column(metrics[0], "grad_norm")] == "");  // NaN is stored as NULL

@@ -72,7 +72,7 @@ TEST_CASE("a new session has the current schema and WAL, NORMAL sync and foreign
   const auto schema = store.withDatabase([](SqliteDatabase& db) { return schemaOf(db); });
   for (const char* table :
        {"documents", "models", "runs", "progress", "step_metrics", "probes", "probe_stats",
-        "tokens", "fast_weight_losses", "routing", "rewards", "artifacts", "logs",
+        "tokens", "fast_weight_losses", "routing", "rewards", "artifacts", "logs", "query_directions",
         "step_metrics_phase_step", "probes_phase_step", "runs_document"}) {
     INFO(table);
     CHECK(schema.count(table) == 1);

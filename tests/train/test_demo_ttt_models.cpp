@@ -75,7 +75,8 @@ TEST_CASE("the demo TTT models answer unseen tx_log items in the trained form",
     INFO(kind);
     std::string args;
     for (const std::string& item : items) {
-      const auto run = runCli("run --model '" + modelDir(kind) + "' --item '" + item + "' --method in_context --json");
+      const auto run = runCli("run --model '" + modelDir(kind) + "' --item '" + item +
+                              "' --method in_context --set decoding=greedy --json");
       INFO(run.err);
       REQUIRE(run.exit_code == 0);
       const std::string answer = json::parse(run.out)["answer"].get<std::string>();
