@@ -78,6 +78,11 @@ FigureExportDialog::FigureExportDialog(const QString& name, QWidget* parent) : Q
   form->addRow(QString(), m_caption_beside);
   m_data_beside = new QCheckBox(tr("Plotted data as CSV beside it (.csv)"), this);
   form->addRow(QString(), m_data_beside);
+  m_quantity_label = new QLabel(tr("Colour tokens by:"), this);
+  m_quantity = new QComboBox(this);
+  form->addRow(m_quantity_label, m_quantity);
+  m_quantity_label->hide();
+  m_quantity->hide();
 
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
   connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
@@ -116,6 +121,22 @@ void FigureExportDialog::setCaptionBeside(bool beside) {
 }
 void FigureExportDialog::setDataBeside(bool beside) {
   m_data_beside->setChecked(beside);
+}
+
+void FigureExportDialog::setQuantities(const QStringList& names) {
+  m_quantity->clear();
+  m_quantity->addItems(names);
+  m_quantity_label->setVisible(!names.isEmpty());
+  m_quantity->setVisible(!names.isEmpty());
+}
+
+void FigureExportDialog::setQuantity(const QString& name) {
+  const int index = m_quantity->findText(name);
+  if (index >= 0) m_quantity->setCurrentIndex(index);
+}
+
+QString FigureExportDialog::quantity() const {
+  return m_quantity->currentText();
 }
 
 void FigureExportDialog::browse() {
@@ -196,11 +217,22 @@ QStringList exportFigureAs(const Figure& figure, const FigureExportDialog& dialo
 }
 
 QStringList exportFigureWithDialog(const Figure& figure, QWidget* parent) {
-  FigureExportDialog dialog(QString::fromStdString(figure.name.empty() ? "figure" : figure.name),
-                            parent);
+  return exportFigureWithDialog(
+      QString::fromStdString(figure.name.empty() ? "figure" : figure.name), {},
+      [&figure](const QString&) { return figure; }, parent);
+}
+
+QStringList exportFigureWithDialog(
+    const QString& name, const QStringList& quantities,
+    const std::function<Figure(const QString& quantity)>& make, QWidget* parent,
+    const std::function<QStringList(const QString& figure_path)>& beside) {
+  FigureExportDialog dialog(name, parent);
+  dialog.setQuantities(quantities);
   if (dialog.exec() != QDialog::Accepted) return {};
   try {
-    return exportFigureAs(figure, dialog);
+    QStringList written = exportFigureAs(make(dialog.quantity()), dialog);
+    if (beside) written << beside(dialog.path());
+    return written;
   } catch (const Error& error) {
     QMessageBox::warning(parent, FigureExportDialog::tr("Cannot export the figure"),
                          QString::fromUtf8(error.what()));

@@ -3,9 +3,12 @@
 // wants it, the same choices as `studio-cli export --figure`: the size (as on screen, one column
 // of 3.25 in, a page width of 6.75 in, or width × height in inches or points), the font size in
 // points, the title on or off, the caption in the figure or in a text file beside it, and the
-// plotted data as CSV beside it.
+// plotted data as CSV beside it. For token_heatmap, also the quantity the tokens are coloured by
+// (`--quantity`).
 
 #include <QDialog>
+
+#include <functional>
 #include <QString>
 #include <QStringList>
 
@@ -15,6 +18,7 @@
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
+class QLabel;
 class QLineEdit;
 
 namespace studio::views {
@@ -34,6 +38,12 @@ class FigureExportDialog : public QDialog {
   void setTitleShown(bool shown);
   void setCaptionBeside(bool beside);
   void setDataBeside(bool beside);
+  // The "Colour tokens by" row, shown once quantities are offered (token_heatmap's); the first is
+  // chosen until setQuantity.
+  void setQuantities(const QStringList& names);
+  void setQuantity(const QString& name);
+  // The chosen quantity, empty when none were offered.
+  QString quantity() const;
 
   FigureExportOptions options() const;
   // "<stem>.csv" beside the figure when the data is asked for, else empty.
@@ -55,6 +65,8 @@ class FigureExportDialog : public QDialog {
   QCheckBox* m_title = nullptr;
   QCheckBox* m_caption_beside = nullptr;
   QCheckBox* m_data_beside = nullptr;
+  QComboBox* m_quantity = nullptr;
+  QLabel* m_quantity_label = nullptr;
 };
 
 // Writes `figure` as the dialog says (and its caption and data files beside it). Returns the files
@@ -64,5 +76,12 @@ QStringList exportFigureAs(const Figure& figure, const FigureExportDialog& dialo
 // Asks with the dialog and writes the figure; errors go to a message box. Returns the files
 // written (none when cancelled or failed).
 QStringList exportFigureWithDialog(const Figure& figure, QWidget* parent);
+// The same for a figure drawn from the dialog's quantity (offered: `quantities`): token_heatmap.
+// `beside` (optional) writes files next to the figure's path and returns them (an attention
+// window's safetensors).
+QStringList exportFigureWithDialog(
+    const QString& name, const QStringList& quantities,
+    const std::function<Figure(const QString& quantity)>& make, QWidget* parent,
+    const std::function<QStringList(const QString& figure_path)>& beside = {});
 
 }  // namespace studio::views

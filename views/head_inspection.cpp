@@ -15,8 +15,6 @@ void HeadInspectorPanel::attach(StudioContext& context) {
           &HeadInspectorPanel::inspectHead);
   connect(this, &HeadInspectorPanel::queryKeyWindowRequested, this,
           &HeadInspectorPanel::requestWindow);
-  connect(this, &HeadInspectorPanel::queryKeyWindowExportRequested, this,
-          [this] { m_context->exportFigure(m_window.figure()); });
   connect(context.traces(), &RunTraces::cleared, this, [this] {
     m_run = 0;
     clearStrip();

@@ -4,12 +4,32 @@
 
 #include <algorithm>
 
+#include "analysis/attention_window_tensors.h"
+#include "views/figure_export_dialog.h"
+
 namespace studio::views {
 
 HeadInspectorPanel::HeadInspectorPanel(QWidget* parent) : ImGuiWidget(parent) {
   m_window.setOnExport([this] { emit queryKeyWindowExportRequested(); });
+  connect(this, &HeadInspectorPanel::queryKeyWindowExportRequested, this,
+          &HeadInspectorPanel::exportQueryKeyWindow);
   // The requests share the window's title line, so the window keeps the height.
   m_window.setTitleExtras([this] { drawWindowRequests(); });
+}
+
+void HeadInspectorPanel::exportQueryKeyWindow() {
+  // The picture and, beside it, the window's numbers unpooled, as `studio-cli export --figure
+  // attention_window` writes them (analysis/attention_window_tensors.h).
+  exportFigureWithDialog(
+      QStringLiteral("attention_window"), {}, [this](const QString&) { return m_window.figure(); },
+      this, [this](const QString& figure_path) {
+        const std::string tensors =
+            analysis::attentionWindowTensorsPath(figure_path.toStdString());
+        analysis::writeAttentionWindowTensors(m_window.window(),
+                                              static_cast<std::size_t>(m_window.phase()),
+                                              m_window.differenceMode(), tensors);
+        return QStringList{QString::fromStdString(tensors)};
+      });
 }
 
 void HeadInspectorPanel::setStrip(AttentionStrip strip) {

@@ -46,7 +46,8 @@ class HeadInspectorPanel : public ImGuiWidget {
   // question's and answer's queries, or with the document's own (the keys' last ones).
   void queryKeyWindowRequested(int layer, int head, qint64 first_key, qint64 end_key,
                                bool document_queries);
-  // The window's "export figure…" button (queryKeyWindow().figure() is what to export).
+  // The window's "export figure…" button: the panel asks with the export dialog, then writes the
+  // picture (queryKeyWindow().figure()) and the window's safetensors beside it.
   void queryKeyWindowExportRequested();
 
  protected:
@@ -56,6 +57,7 @@ class HeadInspectorPanel : public ImGuiWidget {
  private:
   void drawWindowRequests();
   void requestWindow(int layer, int head, qint64 first_key, qint64 end_key, bool document_queries);
+  void exportQueryKeyWindow();
 
   AttentionStripView m_strip;
   AttentionWindowView m_window;

@@ -24,6 +24,7 @@
 
 #include <algorithm>
 
+#include "analysis/token_heatmap_figure.h"
 #include "core/common/error.h"
 #include "core/common/utf8.h"
 #include "core/engine/prepared_prompt.h"
@@ -136,8 +137,6 @@ void MainWindow::buildDocks() {
   connect(runsPanel(), &RunsPanel::runRequested, this, &MainWindow::runCheckedMethods);
   // A run that finishes is selected: the document's colouring and the diagnostics follow it.
   connect(m_runner, &RunController::runFinished, m_context, &StudioContext::selectRun);
-  connect(m_context, &StudioContext::figureExportRequested, this,
-          qOverload<const Figure&>(&MainWindow::exportFigure));
   // An inspected head comes forward in its dock, where it has room.
   connect(m_context, &StudioContext::headInspectionRequested, this, [this] {
     QDockWidget* inspector = dock(QStringLiteral("inspectorDock"));
@@ -758,7 +757,24 @@ int MainWindow::loadSessionRuns() {
 void MainWindow::exportFigure(const std::string& name) {
   const std::vector<const RunTrace*> runs =
       name.rfind("dilution_", 0) == 0 ? m_traces->all() : comparisonPanel()->chartedRuns();
-  exportFigure(makeRunFigure(name, runs));
+  if (name != "token_heatmap") {
+    exportFigure(makeRunFigure(name, runs));
+    return;
+  }
+  // The document coloured by the quantity chosen in the dialog.
+  QStringList quantities;
+  for (const std::string& quantity : analysis::tokenQuantityNames()) {
+    quantities << QString::fromStdString(quantity);
+  }
+  const QStringList written = exportFigureWithDialog(
+      QString::fromStdString(name), quantities,
+      [&](const QString& quantity) {
+        analysis::TokenHeatmapScope scope;
+        scope.quantity = quantity.toStdString();
+        return analysis::withRunsCaption(name, analysis::tokenHeatmapFigure(runs, scope), runs);
+      },
+      this);
+  if (!written.isEmpty()) statusBar()->showMessage(tr("Exported %1").arg(written.join(", ")), 6000);
 }
 
 void MainWindow::exportFigure(const Figure& figure) {

@@ -74,10 +74,7 @@ Figure tokenHeatmap(const SessionFigureRequest& request, const std::vector<const
   scope.first_token = request.first_key;
   scope.end_token = request.end_key;
   scope.log_scale = request.log_scale;
-  Figure figure = analysis::tokenHeatmapFigure(runs, scope);
-  const std::string runs_text = analysis::runsCaption(runs);
-  figure.caption = figure.caption.empty() ? runs_text : figure.caption + " " + runs_text;
-  return figure;
+  return analysis::withRunsCaption(request.figure, analysis::tokenHeatmapFigure(runs, scope), runs);
 }
 
 // fast_weight_loss's layer: −1 (the mean) unless one is asked for, which the run must have.

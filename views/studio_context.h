@@ -2,7 +2,7 @@
 // What every panel of the window observes (ImHex's content registry, RenderDoc's ICaptureViewer):
 // the open document (and the task item it came from), the runs (traces, the controller that runs
 // them, the session they are recorded in), the selected run, and requests a panel makes of the
-// window or of other panels (scroll the document to a span, inspect a head, export a figure).
+// window or of other panels (scroll the document to a span, inspect a head).
 // Panels connect to its signals instead of MainWindow handing each one its data; a new panel needs
 // only this and its entry in studio_panels.cpp.
 
@@ -58,8 +58,6 @@ class StudioContext : public QObject {
   void inspectHead(std::int64_t run, int layer, int head) {
     emit headInspectionRequested(run, layer, head);
   }
-  // A panel asks for a figure to be exported (the window asks where).
-  void exportFigure(const Figure& figure) { emit figureExportRequested(figure); }
 
  signals:
   void documentChanged();
@@ -67,7 +65,6 @@ class StudioContext : public QObject {
   void selectedRunChanged(qint64 id);
   void revealRequested(studio::Span bytes);
   void headInspectionRequested(qint64 run, int layer, int head);
-  void figureExportRequested(const studio::views::Figure& figure);
 
  private:
   RunTraces* m_traces;

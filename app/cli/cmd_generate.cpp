@@ -3,10 +3,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <iomanip>
 #include <iostream>
 
 #include "app/cli/cli_command.h"
 #include "app/cli/model_options.h"
+#include "app/cli/progress_line.h"
 #include "core/common/error.h"
 #include "core/model/generation.h"
 #include "core/model/inference.h"
@@ -28,6 +34,7 @@ struct GenerateOptions {
   std::vector<std::string> stop;
   std::string chat = "model";
   bool no_think = false;
+  std::string progress = "auto";
 };
 
 // The checkpoint's chat template, when --prompt is to be written in it (--chat model and a
@@ -53,10 +60,18 @@ void runGenerate(const GenerateOptions& options) {
            : options.prompt;
   const CliInput input = readInput(loaded, text, options.ids);
 
+  // The prefill, then the tokens when they stream to a file or pipe. Streamed to the terminal the
+  // text itself shows the progress, and a line redrawn under it would garble it; --json adds no
+  // per-token hook, which would take decoding off the CUDA graph (decode_graph.h).
+  ProgressLine line(progressStyleOf(options.progress));
+  const auto prompt_tokens = static_cast<std::int64_t>(input.ids.size());
+  line.update("prefill", 0, prompt_tokens);
   torch::NoGradGuard no_grad;
   model::CausalLMImpl& lm = *loaded.model->lm;
   model::ModelState state(lm.numLayers());
   const torch::Tensor logits = model::prefill(lm, state, input.ids);
+  line.update("prefill", prompt_tokens, prompt_tokens);
+  line.finish();
   model::Sampler sampler({options.temperature, options.top_p, options.top_k, options.seed});
   model::StopCriteria stop;
   stop.max_tokens = options.max_tokens;
@@ -73,12 +88,18 @@ void runGenerate(const GenerateOptions& options) {
   stop.stop_strings = options.stop;
   model::DecodeHooks hooks;
   if (!options.json) {
-    hooks.on_token = [](const model::GeneratedToken& token) {
+    const bool count_tokens = !::isatty(STDOUT_FILENO);
+    hooks.on_token = [&line, count_tokens](const model::GeneratedToken& token) {
       std::cout << token.text << std::flush;
+      if (count_tokens) line.token("generate");
     };
   }
+  const auto decode_start = std::chrono::steady_clock::now();
   const model::Generation generation =
       model::generate(lm, state, logits, sampler, stop, loaded.tokenizer, hooks);
+  const double decode_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - decode_start).count();
+  line.finish();
   if (options.json) {
     nlohmann::json out = {{"prompt_ids", input.ids},
                           {"generated_ids", generation.ids},
@@ -89,7 +110,9 @@ void runGenerate(const GenerateOptions& options) {
   }
   std::cout << "\n";
   std::cerr << "[" << generation.ids.size() << " tokens, stopped: "
-            << model::stopReasonName(generation.stop) << "]\n";
+            << model::stopReasonName(generation.stop) << ", " << std::fixed << std::setprecision(1)
+            << static_cast<double>(generation.ids.size()) / std::max(decode_seconds, 1e-9)
+            << " tokens/s]\n";
 }
 
 void addGenerateCommand(CLI::App& app, int& exit_code) {
@@ -108,6 +131,7 @@ void addGenerateCommand(CLI::App& app, int& exit_code) {
   command->add_option("--top-k", options->top_k, "0 is no limit")->capture_default_str();
   command->add_option("--seed", options->seed, "Sampling seed")->capture_default_str();
   command->add_option("--stop", options->stop, "Stop strings (repeatable)");
+  addProgressOption(command, options->progress);
   addChatOption(command, options->chat);
   command->add_flag("--no-think", options->no_think,
                     "In Qwen3's chat template: write the empty think block (enable_thinking off)");

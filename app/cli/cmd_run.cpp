@@ -15,6 +15,7 @@
 
 #include "app/cli/cli_command.h"
 #include "app/cli/model_options.h"
+#include "app/cli/progress_line.h"
 #include "core/common/error.h"
 #include "core/common/param_spec.h"
 #include "core/document/repository_loader.h"
@@ -49,10 +50,11 @@ struct RunOptions {
   std::string target_text;
   std::string session;
   std::string save_adapted;
-  std::int64_t max_tokens = 0;  // 0: 32, or what an --item's answers need
+  std::int64_t max_tokens = 0;  // 0: RunSpec's default, or what an --item's answers need
   std::uint64_t seed = 0;
   bool json = false;
   bool events = false;
+  std::string progress = "auto";
   bool no_rope = false;
   std::string chat = "model";
 };
@@ -159,6 +161,9 @@ class EventEcho : public engine::EventSink {
         line.update({{"name", artifact->name}, {"artifact_kind", artifact->kind}});
       } else if (const auto* log = std::get_if<engine::LogEvent>(&event)) {
         line.update({{"level", log->level}, {"message", log->message}});
+      } else if (const auto* direction = std::get_if<engine::QueryDirectionEvent>(&event)) {
+        line.update({{"step", direction->step}, {"mean_cosine", direction->mean_cosine},
+                     {"layer_cosine", direction->layer_cosine}});
       }
       if (!std::holds_alternative<engine::TokenEvent>(event)) std::cerr << line.dump() << "\n";
     }
@@ -190,7 +195,11 @@ int runOnce(const RunOptions& options) {
     recorder = std::make_unique<sessions::RunRecorder>(*store, *writer);
   }
   EventEcho sink(recorder.get(), options.events);
-  const engine::RunResult result = engine::executeRun(spec, models, sink, [] { return false; });
+  // --events already puts every event on stderr, as JSON lines that a progress line would break.
+  ProgressLine line(options.events ? ProgressStyle::Off : progressStyleOf(options.progress));
+  ProgressEvents progress(line, &sink);
+  const engine::RunResult result =
+      engine::executeRun(spec, models, progress, [] { return false; });
 
   nlohmann::json out = result.toJson();
   out["method"] = spec.method;
@@ -253,7 +262,8 @@ void addRunCommand(CLI::App& app, int& exit_code) {
   command->add_option("--save-adapted", options->save_adapted,
                       "qttt: write the adapted checkpoint to this folder");
   command->add_option("--max-tokens", options->max_tokens,
-                      "Answer tokens at most (default 32, or room for an --item's answer)")
+                      "Answer tokens at most (default " + std::to_string(engine::kPaperAnswerTokens) +
+                          ", the paper's, or room for an --item's answer)")
       ->check(CLI::PositiveNumber);
   command
       ->add_option("--seed", options->seed,
@@ -264,7 +274,9 @@ void addRunCommand(CLI::App& app, int& exit_code) {
                     "The No-RoPE ablation (App. 12): skip the rotary position embedding in every "
                     "layer for this run");
   addChatOption(command, options->chat);
-  command->add_flag("--events", options->events, "Print events as JSON lines on stderr");
+  command->add_flag("--events", options->events,
+                    "Print events as JSON lines on stderr (instead of the progress line)");
+  addProgressOption(command, options->progress);
   setCommandAction(command, exit_code, [options, &exit_code] { exit_code = runOnce(*options); });
 }
 

@@ -12,11 +12,13 @@
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
 #include "analysis/wilson_interval.h"
 #include "app/cli/cli_command.h"
+#include "app/cli/progress_line.h"
 #include "app/cli/sweep_array_submit.h"
 #include "app/cli/sweep_config_file.h"
 #include "core/common/error.h"
@@ -44,17 +46,14 @@ struct SweepOptions {
   bool slurm = false;
   bool no_rope = false;
   std::string log_samples;
+  std::string progress = "auto";
+  // With lr_selection: "validation" runs only the validation cells, "test" only the test cells
+  // with the lr chosen from `validation_session`'s validation runs; "all" both, in order.
+  std::string stage = "all";
+  std::string validation_session;
   SweepArrayOptions array;
 };
 
-// Keys of the cells the session already holds as completed runs.
-std::set<std::string> completedKeys(const sessions::SessionStore& store) {
-  std::set<std::string> keys;
-  for (const sessions::SweepCellRun& run : sessions::sweepCellRuns(store)) {
-    if (run.status == engine::RunStatus::Completed) keys.insert(run.key);
-  }
-  return keys;
-}
 
 struct Tally {
   int runs = 0;
@@ -137,12 +136,21 @@ void printTable(const nlohmann::json& rows) {
 // Runs the cells the session does not hold yet, counting what it ran, skipped and lost.
 class CellRunner {
  public:
-  CellRunner(sessions::SessionStore& store, sessions::SessionWriter& writer)
-      : m_store(store), m_writer(writer), m_done(completedKeys(store)) {}
+  CellRunner(sessions::SessionStore& store, sessions::SessionWriter& writer, ProgressStyle style)
+      : m_store(store),
+        m_writer(writer),
+        m_done(sessions::completedCellKeys(store)),
+        m_style(style),
+        m_line(style) {}
 
-  // `stage` prefixes the progress lines ("validation ").
+  // `stage` prefixes the progress lines ("validation "). Each cell's result is a line of its own;
+  // with the line style the running cell's stage is shown below them as it goes.
   void run(const engine::SweepConfig& config, const std::vector<engine::SweepCell>& cells,
            const std::string& stage) {
+    std::size_t to_run = 0;
+    for (const engine::SweepCell& cell : cells) to_run += m_done.count(cell.key()) ? 0 : 1;
+    std::size_t ran_here = 0;
+    double seconds_here = 0;
     for (std::size_t i = 0; i < cells.size(); ++i) {
       const engine::SweepCell& cell = cells[i];
       if (m_done.count(cell.key())) {
@@ -168,17 +176,37 @@ class CellRunner {
             static_cast<double>(config.budget_think_tokens));
       }
       sessions::RunRecorder recorder(m_store, m_writer);
-      std::cerr << "[" << stage << (i + 1) << "/" << cells.size() << "] " << cell.key() << " ... "
-                << std::flush;
-      const engine::RunResult result =
-          engine::executeRun(spec, m_models, recorder, [] { return false; });
+      const std::string cell_text =
+          "[" + stage + std::to_string(i + 1) + "/" + std::to_string(cells.size()) + "] " +
+          cell.key();
+      // A plain log names the cell before it runs, so a cell that hangs is known.
+      if (m_style == ProgressStyle::Plain) std::cerr << cell_text << " ... " << std::flush;
+      m_line.setPrefix(cell_text);
+      ProgressEvents progress(m_line, &recorder);
+      const engine::RunResult result = engine::executeRun(
+          spec, m_models, m_style == ProgressStyle::Line ? static_cast<engine::EventSink&>(progress)
+                                                         : recorder,
+          [] { return false; });
       ++ran;
+      ++ran_here;
+      seconds_here += result.wall_seconds;
+      std::ostringstream outcome;
       if (result.status != engine::RunStatus::Completed) {
         ++failed;
-        std::cerr << engine::runStatusName(result.status) << ": " << result.error << "\n";
+        outcome << engine::runStatusName(result.status) << ": " << result.error;
       } else {
-        std::cerr << (result.correct.value_or(false) ? "correct" : "wrong") << " ("
-                  << std::setprecision(3) << result.wall_seconds << " s)\n";
+        outcome << (result.correct.value_or(false) ? "correct" : "wrong") << " ("
+                << std::setprecision(3) << result.wall_seconds << " s)";
+      }
+      if (ran_here < to_run) {
+        outcome << " · ETA "
+                << etaText(seconds_here / static_cast<double>(ran_here) *
+                                static_cast<double>(to_run - ran_here));
+      }
+      if (m_style == ProgressStyle::Line) {
+        m_line.note(cell_text + " ... " + outcome.str());
+      } else if (m_style == ProgressStyle::Plain) {
+        std::cerr << outcome.str() << "\n";
       }
     }
   }
@@ -189,6 +217,8 @@ class CellRunner {
   sessions::SessionStore& m_store;
   sessions::SessionWriter& m_writer;
   const std::set<std::string> m_done;
+  const ProgressStyle m_style;
+  ProgressLine m_line;
   engine::ModelCache m_models;
 };
 
@@ -244,6 +274,9 @@ void printLrChoices(const engine::LrSelection& selection,
 
 void runSweep(const SweepOptions& options) {
   if (options.config.empty()) throwArgument("--config", "a sweep needs its configuration");
+  if (!options.validation_session.empty() && options.stage != "test") {
+    throwArgument("--validation-session", "is read by --stage test only");
+  }
   nlohmann::json config_json = readSweepConfigJson(options.config);
   if (options.no_rope) {
     if (options.slurm) {
@@ -257,10 +290,11 @@ void runSweep(const SweepOptions& options) {
     if (options.shard != "0/1") {
       throwArgument("--shard", "--slurm chooses the shards itself; leave --shard out");
     }
-    if (config_json.contains("lr_selection")) {
+    if (config_json.contains("lr_selection") && options.stage == "all") {
       throwArgument("--slurm",
-                    "a sweep that selects its lr validates every task before its test "
-                    "cells; run it without --slurm");
+                    "a sweep that selects its lr validates every task before its test cells; "
+                    "submit it in two stages, each into its own --out: --stage validation, "
+                    "then (its shard sessions merged) --stage test --validation-session MERGED");
     }
     if (!options.log_samples.empty()) {
       throwArgument("--log-samples",
@@ -273,6 +307,8 @@ void runSweep(const SweepOptions& options) {
     }
     SweepArrayOptions array = options.array;
     array.json = options.json;
+    array.stage = options.stage;
+    array.validation_session = options.validation_session;
     submitSweepArray(array, options.config, config_json);
     return;
   }
@@ -280,10 +316,12 @@ void runSweep(const SweepOptions& options) {
     throwArgument("--session", "a sweep needs the session it records into");
   }
   engine::SweepConfig config = sweepConfigFrom(config_json, options.config);
-  if (config.lr_selection && options.shard != "0/1") {
+  engine::stageSweep(config, options.stage);  // refuses a stage the sweep does not have
+  if (config.lr_selection && options.shard != "0/1" && options.stage == "all") {
     throwArgument("--shard",
-                  "a sweep that selects its lr validates every task before its test "
-                  "cells; run it whole");
+                  "a sweep that selects its lr validates every task before its test cells; "
+                  "shard it in two stages: --stage validation on every shard, `studio-cli "
+                  "merge` of their sessions, then --stage test --validation-session MERGED");
   }
   sessions::SessionStore store(options.session);
   if (store.readOnly()) {
@@ -291,18 +329,45 @@ void runSweep(const SweepOptions& options) {
                "the session is being written by another process; a sweep needs to write it");
   }
   sessions::SessionWriter writer(store);
-  CellRunner runner(store, writer);
+  CellRunner runner(store, writer, progressStyleOf(options.progress));
   std::vector<engine::LrChoice> lr_choices;
   if (config.lr_selection) {
     // The validation split first: its runs are sweep cells too (resumable, in the summary).
     const engine::SweepConfig validation = engine::validationSweep(config);
-    runner.run(validation, engine::expandSweep(validation), "validation ");
-    writer.flush();
-    lr_choices = engine::selectLearningRates(config.lr_selection->lrs,
-                                             validationTrials(store, config.lr_selection->label));
-    for (const engine::LrChoice& choice : lr_choices) config.selected_lrs[choice.task] = choice.lr;
+    const std::vector<engine::SweepCell> validation_cells = engine::expandSweep(validation);
+    if (options.stage != "test") {
+      runner.run(validation, engine::shardOf(validation_cells, options.shard), "validation ");
+      writer.flush();
+    }
+    if (options.stage != "validation") {
+      // The lr is chosen on every validation cell, never on a shard's part of them.
+      const std::string source =
+          options.validation_session.empty() ? options.session : options.validation_session;
+      std::optional<sessions::SessionStore> other;
+      if (!options.validation_session.empty()) {
+        sessions::OpenOptions read_only;
+        read_only.access = sessions::OpenOptions::Access::ReadOnly;
+        other.emplace(options.validation_session, read_only);
+      }
+      const sessions::SessionStore& trials_store = other ? *other : store;
+      const std::size_t missing = sessions::cellsNotCompleted(trials_store, validation_cells);
+      if (missing > 0) {
+        throwError(ErrorKind::Argument, source,
+                   options.validation_session.empty() ? "--session" : "--validation-session",
+                   std::to_string(missing) + " of the " + std::to_string(validation_cells.size()) +
+                       " validation cells are not completed there; run --stage validation on "
+                       "every shard and merge their sessions first");
+      }
+      lr_choices = engine::selectLearningRates(
+          config.lr_selection->lrs, validationTrials(trials_store, config.lr_selection->label));
+      for (const engine::LrChoice& choice : lr_choices) {
+        config.selected_lrs[choice.task] = choice.lr;
+      }
+    }
   }
-  runner.run(config, engine::shardOf(engine::expandSweep(config), options.shard), "");
+  if (options.stage != "validation") {
+    runner.run(config, engine::shardOf(engine::expandSweep(config), options.shard), "");
+  }
   const std::size_t ran = runner.ran, skipped = runner.skipped, failed = runner.failed;
   writer.flush();
   std::cerr << "sweep: " << ran << " run, " << skipped << " already in the session, " << failed
@@ -315,10 +380,14 @@ void runSweep(const SweepOptions& options) {
   if (options.json) {
     nlohmann::json out = {
         {"ran", ran}, {"skipped", skipped}, {"failed", failed}, {"summary", rows}};
-    if (config.lr_selection) out["lr_selection"] = lrChoicesJson(*config.lr_selection, lr_choices);
+    if (config.lr_selection && options.stage != "validation") {
+      out["lr_selection"] = lrChoicesJson(*config.lr_selection, lr_choices);
+    }
     std::cout << out.dump() << "\n";
   } else {
-    if (config.lr_selection) printLrChoices(*config.lr_selection, lr_choices);
+    if (config.lr_selection && options.stage != "validation") {
+      printLrChoices(*config.lr_selection, lr_choices);
+    }
     printTable(rows);
   }
 }
@@ -334,6 +403,16 @@ void addSweepCommand(CLI::App& app, int& exit_code) {
   command->add_option("--shard", options->shard, "Run only cells with index % n == i: i/n")
       ->capture_default_str();
   command->add_flag("--json", options->json, "Print the summary as JSON");
+  addProgressOption(command, options->progress);
+  command
+      ->add_option("--stage", options->stage,
+                   "With lr_selection: validation (only the validation cells), test (only the "
+                   "test cells, with the lr chosen on --validation-session), or all")
+      ->check(CLI::IsMember({"all", "validation", "test"}))
+      ->capture_default_str();
+  command->add_option("--validation-session", options->validation_session,
+                      "--stage test: the session holding every validation cell (the shards' "
+                      "merged sessions; default: --session)");
   command->add_option("--log-samples", options->log_samples,
                       "Write every run of the session as one JSON line (task, item, seed, length, "
                       "method, params, prompt hash, output, answer, references, score, target "

@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "app/cli/cli_command.h"
+#include "app/cli/progress_line.h"
 #include "core/common/error.h"
 #include "core/train/trainer.h"
 #include "sessions/run_recorder.h"
@@ -27,6 +28,7 @@ struct TrainOptions {
   std::int64_t stop_at = -1;
   std::string device;  // overrides the recipe's
   double max_seconds = -1;
+  std::string progress = "auto";
 };
 
 std::atomic<bool> g_interrupted{false};
@@ -74,8 +76,13 @@ void runTrain(const TrainOptions& options, int& exit_code) {
     spec.seed = recipe.seed;
     recorder->runStarted(spec);
   }
-  trainer.on_event = [&recorder](const engine::Event& event) {
-    if (const auto* log = std::get_if<engine::LogEvent>(&event)) std::cerr << log->message << "\n";
+  // The trainer's log lines stay whole lines above the progress line (steps, ETA).
+  ProgressLine line(progressStyleOf(options.progress));
+  trainer.on_event = [&recorder, &line](const engine::Event& event) {
+    if (const auto* log = std::get_if<engine::LogEvent>(&event)) line.note(log->message);
+    if (const auto* progress = std::get_if<engine::ProgressEvent>(&event)) {
+      line.update(progress->stage, progress->done, progress->total, progress->eta_seconds);
+    }
     if (recorder) recorder->event(event);
   };
 
@@ -95,6 +102,7 @@ void runTrain(const TrainOptions& options, int& exit_code) {
     throw;
   }
   std::signal(SIGINT, previous);
+  line.finish();
 
   const double seconds = outcome->curve.empty() ? 0.0 : outcome->curve.back().seconds;
   result.status = g_interrupted && !outcome->finished ? engine::RunStatus::Cancelled
@@ -131,6 +139,7 @@ void addTrainCommand(CLI::App& app, int& exit_code) {
   command->add_option("--max-seconds", options->max_seconds,
                       "Stop with a checkpoint once this run has trained this long (resume later)")
       ->check(CLI::PositiveNumber);
+  addProgressOption(command, options->progress);
   setCommandAction(command, exit_code, [options, &exit_code] { runTrain(*options, exit_code); });
 }
 

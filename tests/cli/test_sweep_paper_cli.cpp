@@ -87,6 +87,8 @@ TEST_CASE(
     CHECK(line["output"].is_string());
     CHECK(line["answer"].is_string());
     CHECK(line["rope"] == true);
+    CHECK(line["provenance"]["device"] == "cpu");  // where it ran, as the run's result has it
+    CHECK(line["provenance"]["weights_header_hash"].get<std::string>().size() == 32);
     if (line["label"] == "qttt") {
       CHECK(line["seed"] == 0);
       CHECK(line["params"]["lr"].get<double>() == chosen);  // the test run uses the chosen lr
@@ -108,6 +110,76 @@ TEST_CASE(
   INFO(exported_run.err);
   REQUIRE(exported_run.exit_code == 0);
   CHECK(sampleLogLines(exported) == lines);
+}
+
+TEST_CASE(
+    "cli sweep selects the lr in two sharded stages as it does whole: validation shards, their "
+    "merge, then test shards",
+    "[cli][sweep_paper]") {
+  TinyModelFolder model("sweep-lr-stages");
+  TempDir dir("sweep-lr-stages");
+  const std::string config = writeSweepConfig(
+      dir, model.path(),
+      {{"seeds", {0, 1}},
+       {"lr_selection",
+        {{"method", "qttt"}, {"lrs", {1e-5, 3e-4}}, {"validation_seeds", {7, 8}}}}});
+  auto sweep = [&](const std::string& arguments) {
+    const auto run = runCli("sweep --config '" + config + "' " + arguments + " --json");
+    INFO(run.err);
+    REQUIRE(run.exit_code == 0);
+    return json::parse(run.out);
+  };
+  const json whole = sweep("--session '" + dir.file("whole.sqlite") + "'");
+  CHECK(whole["ran"] == 4 + 4);  // 2 lrs × 2 validation seeds, then 2 methods × 2 test seeds
+
+  const std::string merged = dir.file("validation.sqlite");
+  std::vector<std::string> shards;
+  int validation_runs = 0;
+  for (int shard = 0; shard < 2; ++shard) {
+    shards.push_back(dir.file("shard-" + std::to_string(shard) + ".sqlite"));
+    const json out = sweep("--session '" + shards.back() + "' --shard " + std::to_string(shard) +
+                           "/2 --stage validation");
+    validation_runs += out["ran"].get<int>();
+    CHECK_FALSE(out.contains("lr_selection"));  // nothing is chosen on a part of the split
+  }
+  CHECK(validation_runs == 4);
+  // A shard's own session holds half of the validation cells: the lr is not chosen on it.
+  const auto partial = runCli("sweep --config '" + config + "' --session '" + shards[0] +
+                              "' --shard 0/2 --stage test --json");
+  CHECK(partial.exit_code == 2);
+  CHECK(partial.err.find(shards[0]) != std::string::npos);
+  CHECK(partial.err.find("2 of the 4 validation cells are not completed") != std::string::npos);
+
+  const auto merge = runCli("merge --out '" + merged + "' '" + shards[0] + "' '" + shards[1] + "'");
+  INFO(merge.err);
+  REQUIRE(merge.exit_code == 0);
+  int test_runs = 0;
+  for (int shard = 0; shard < 2; ++shard) {
+    const json out = sweep("--session '" + shards[shard] + "' --shard " + std::to_string(shard) +
+                           "/2 --stage test --validation-session '" + merged + "'");
+    test_runs += out["ran"].get<int>();
+    // Every shard chose what the whole sweep chose, from the same validation runs.
+    CHECK(out["lr_selection"]["tasks"] == whole["lr_selection"]["tasks"]);
+  }
+  CHECK(test_runs == 4);
+
+  // Sharding a selecting sweep without stages, stages without lr_selection, a validation
+  // session without --stage test: refused, naming the option.
+  auto refused = [&](const std::string& arguments, const std::string& option) {
+    const auto run = runCli("sweep --config '" + config + "' --session '" +
+                            dir.file("refused.sqlite") + "' " + arguments);
+    INFO(arguments);
+    CHECK(run.exit_code == 2);
+    CHECK(run.err.find(option) != std::string::npos);
+  };
+  refused("--shard 0/2", "--stage validation");
+  refused("--stage validation --validation-session '" + merged + "'", "--validation-session");
+  TempDir plain_dir("sweep-lr-stages-plain");
+  const std::string plain = writeSweepConfig(plain_dir, model.path(), json::object());
+  const auto no_selection = runCli("sweep --config '" + plain + "' --session '" +
+                                   plain_dir.file("runs.sqlite") + "' --stage validation");
+  CHECK(no_selection.exit_code == 2);
+  CHECK(no_selection.err.find("--stage") != std::string::npos);
 }
 
 TEST_CASE("cli sweep --no-rope and run --no-rope: the ablation as a run option", "[cli][rope]") {

@@ -86,6 +86,53 @@ TEST_CASE("sweep --slurm --dry-run: the script, the configuration copy and the r
              Catch::Contains("sweep-config.json") && Catch::Contains("another configuration"));
 }
 
+TEST_CASE("sweep --slurm: an lr-selecting sweep goes in two stages, each in its own folder",
+          "[cluster]") {
+  TempDir dir("sweep-array-stages");
+  nlohmann::json selecting = nlohmann::json::parse(kArrayConfig);
+  selecting["lr_selection"] = {{"method", "in_context"}, {"lrs", {1e-5, 3e-4}},
+                               {"validation_seeds", {9}}};
+  selecting["methods"] = {{{"method", "qttt"}}, {{"method", "in_context"}}};
+  selecting["lr_selection"]["method"] = "qttt";
+  const std::string config = dir.file("sweep.json");
+  std::ofstream(config) << selecting.dump();
+  const std::string validation = dir.file("validation");
+
+  const CliRun whole = runCli("sweep --config " + config + " --slurm --dry-run --out " +
+                              validation + " --cell-seconds 60");
+  CHECK(whole.exit_code == 2);
+  CHECK_THAT(whole.err, Catch::Contains("--stage validation"));
+
+  // The validation stage: 2 lengths × 1 validation seed × 2 lrs = 4 cells.
+  const CliRun run = runCli("sweep --config " + config + " --slurm --dry-run --out " + validation +
+                            " --cell-seconds 60 --stage validation");
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  CHECK_THAT(run.err, Catch::Contains("4 cells in"));
+  CHECK_THAT(fileText(validation + "/sweep-array.sbatch"),
+             Catch::Contains("--shard \"$shard\"/1 '--stage' 'validation'\n"));
+  CHECK(nlohmann::json::parse(fileText(validation + "/sweep-array.json"))["stage"] ==
+        "validation");
+  const CliRun status = runCli("sweep status --out " + validation + " --json");
+  INFO(status.err);
+  REQUIRE(status.exit_code == 0);
+  CHECK(nlohmann::json::parse(status.out)["shards"][0]["cells"] == 4);
+
+  // The test stage needs the validation stage's merged sessions, and a folder of its own.
+  const CliRun no_session = runCli("sweep --config " + config + " --slurm --dry-run --out " +
+                                   dir.file("test") + " --cell-seconds 60 --stage test");
+  CHECK(no_session.exit_code == 2);
+  CHECK_THAT(no_session.err, Catch::Contains("--validation-session"));
+  // A folder's record keeps its stage: another stage's submission there is refused.
+  nlohmann::json record = nlohmann::json::parse(fileText(validation + "/sweep-array.json"));
+  record["stage"] = "test";
+  std::ofstream(validation + "/sweep-array.json") << record.dump();
+  const CliRun other_stage = runCli("sweep --config " + config + " --slurm --dry-run --out " +
+                                    validation + " --cell-seconds 60 --stage validation");
+  CHECK(other_stage.exit_code == 2);
+  CHECK_THAT(other_stage.err, Catch::Contains("shards of stage test"));
+}
+
 TEST_CASE("sweep --slurm: errors name the option", "[cluster]") {
   TempDir dir("sweep-array-errors");
   const std::string config = dir.file("sweep.json");

@@ -1,10 +1,22 @@
 // The head inspector's query × key window: pooling that never loses a sharp key, zoom and pan
-// limits on both axes, the phases and their difference, colours, and bad input refused.
+// limits on both axes, the phases and their difference, colours, bad input refused, and its
+// export (the picture and the safetensors beside it).
 
 #include <catch2/catch.hpp>
 
+#include <QApplication>
+#include <QFile>
+#include <QTimer>
+
+#include <nlohmann/json.hpp>
+
+#include <cstring>
+
 #include "core/common/error.h"
+#include "gui/trace_helpers.h"
 #include "views/attention_window_view.h"
+#include "views/figure_export_dialog.h"
+#include "views/head_inspector_panel.h"
 #include "views/max_pool.h"
 
 using namespace studio;
@@ -130,4 +142,51 @@ TEST_CASE("a window whose weights or tokens do not fill it is refused", "[gui]")
   view.setMessage("computing");
   CHECK(view.empty());
   CHECK(view.message() == "computing");
+}
+
+TEST_CASE("the head inspector exports the window's picture and its safetensors beside it",
+          "[gui][figure]") {
+  HeadInspectorPanel panel;
+  AttentionWindowData data = windowData(4, 6, 2);
+  at(data, 1, 3, 5) = 0.5f;
+  panel.setQueryKeyWindow(data);
+  panel.queryKeyWindow().setPhase(1);
+  const QString svg = QString::fromStdString(gui_test::tempPath("inspector-window.svg"));
+  // The dialog is modal: answer it from its own event loop once it is up.
+  bool answered = false;
+  QTimer poll;
+  QObject::connect(&poll, &QTimer::timeout, [&] {
+    auto* dialog = qobject_cast<FigureExportDialog*>(QApplication::activeModalWidget());
+    if (!dialog) return;
+    dialog->setPath(svg);
+    dialog->accept();
+    answered = true;
+    poll.stop();
+  });
+  poll.start(10);
+  emit panel.queryKeyWindowExportRequested();
+  REQUIRE(answered);
+
+  CHECK(QFile::exists(svg));
+  QString tensors = svg;
+  tensors.chop(4);
+  tensors += QStringLiteral(".safetensors");
+  QFile file(tensors);
+  REQUIRE(file.open(QIODevice::ReadOnly));
+  const QByteArray bytes = file.readAll();
+  REQUIRE(bytes.size() > 8);
+  std::uint64_t length = 0;
+  for (int i = 7; i >= 0; --i) length = (length << 8) | static_cast<unsigned char>(bytes[i]);
+  const nlohmann::json header =
+      nlohmann::json::parse(bytes.mid(8, static_cast<int>(length)).toStdString());
+  CHECK(header["attention"]["dtype"] == "F32");
+  CHECK(header["attention"]["shape"] == nlohmann::json::array({4, 6}));
+  // The phase drawn (after qTTT): its one sharp cell is there, unpooled.
+  const auto offset = header["attention"]["data_offsets"][0].get<std::size_t>();
+  float last = 0;
+  std::memcpy(&last, bytes.constData() + 8 + length + offset + (3 * 6 + 5) * sizeof(float),
+              sizeof(float));
+  CHECK(last == 0.5f);
+  QFile::remove(svg);
+  QFile::remove(tensors);
 }

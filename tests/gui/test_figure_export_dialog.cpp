@@ -11,6 +11,7 @@
 #include <string>
 
 #include "gui/trace_helpers.h"
+#include "analysis/token_heatmap_figure.h"
 #include "views/figure_export_dialog.h"
 
 using namespace studio;
@@ -79,4 +80,23 @@ TEST_CASE(
   CHECK(custom.caption_path.isEmpty());
   CHECK(dialog.dataPath().isEmpty());
   for (const QString& path : {svg, caption, data}) QFile::remove(path);
+}
+
+TEST_CASE("the export dialog offers token_heatmap's quantities and none for other figures",
+          "[gui][figure]") {
+  FigureExportDialog plain(QStringLiteral("qttt_loss"));
+  CHECK(plain.quantity().isEmpty());
+
+  FigureExportDialog heatmap(QStringLiteral("token_heatmap"));
+  QStringList quantities;
+  for (const std::string& name : analysis::tokenQuantityNames()) {
+    quantities << QString::fromStdString(name);
+  }
+  REQUIRE(quantities.size() == 3);
+  heatmap.setQuantities(quantities);
+  CHECK(heatmap.quantity() == QStringLiteral("attention"));  // the first until one is chosen
+  heatmap.setQuantity(QStringLiteral("attention_change"));
+  CHECK(heatmap.quantity() == QStringLiteral("attention_change"));
+  heatmap.setQuantity(QStringLiteral("no_such_quantity"));  // ignored: the combo keeps its choice
+  CHECK(heatmap.quantity() == QStringLiteral("attention_change"));
 }
