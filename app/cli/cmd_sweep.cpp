@@ -182,7 +182,7 @@ class CellRunner {
       // A plain log names the cell before it runs, so a cell that hangs is known.
       if (m_style == ProgressStyle::Plain) std::cerr << cell_text << " ... " << std::flush;
       m_line.setPrefix(cell_text);
-      ProgressEvents progress(m_line, &recorder);
+      ProgressEvents progress(m_line, &recorder, ProgressEvents::AtEnd::Erase);
       const engine::RunResult result = engine::executeRun(
           spec, m_models, m_style == ProgressStyle::Line ? static_cast<engine::EventSink&>(progress)
                                                          : recorder,

@@ -109,6 +109,14 @@ void ProgressLine::finish() {
   m_drawn = false;
 }
 
+void ProgressLine::clear() {
+  if (m_line_open) m_out << '\r' << kEraseToEnd << std::flush;
+  m_line_open = false;
+  m_dirty = false;
+  m_stage.clear();
+  m_drawn = false;
+}
+
 void ProgressLine::draw(bool force) {
   if (m_style == ProgressStyle::Off || m_stage.empty()) return;
   const Clock::time_point now = Clock::now();
@@ -169,7 +177,11 @@ void ProgressEvents::event(const engine::Event& event) {
 }
 
 void ProgressEvents::runFinished(const engine::RunResult& result) {
-  m_line.finish();
+  if (m_at_end == AtEnd::Keep) {
+    m_line.finish();
+  } else {
+    m_line.clear();
+  }
   if (m_next) m_next->runFinished(result);
 }
 

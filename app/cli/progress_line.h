@@ -45,8 +45,11 @@ class ProgressLine {
   // A line of its own (a sweep cell's result, a log message); the live line is cleared first and
   // drawn again after it.
   void note(const std::string& text);
-  // Ends the live line (a newline on a terminal); later updates start a new one.
+  // Ends the live line (a newline on a terminal), leaving its last state shown; later updates
+  // start a new one.
   void finish();
+  // Erases the live line instead (a sweep's cell, whose result follows as a note).
+  void clear();
   // Text put before the stage ("[3/12] tx_log|ops=25|seed=0|qttt"), as a sweep shows its cell.
   void setPrefix(const std::string& prefix) { m_prefix = prefix; }
 
@@ -73,10 +76,13 @@ class ProgressLine {
 };
 
 // Shows a run's ProgressEvents and TokenEvents on `line` and passes every event on to `next`
-// (which may be null).
+// (which may be null). When the run finishes the line is ended (AtEnd::Keep: its last state stays
+// on the terminal) or erased (AtEnd::Erase).
 class ProgressEvents : public engine::EventSink {
  public:
-  ProgressEvents(ProgressLine& line, engine::EventSink* next) : m_line(line), m_next(next) {}
+  enum class AtEnd { Keep, Erase };
+  ProgressEvents(ProgressLine& line, engine::EventSink* next, AtEnd at_end = AtEnd::Keep)
+      : m_line(line), m_next(next), m_at_end(at_end) {}
   void runStarted(const engine::RunSpec& spec) override;
   void event(const engine::Event& event) override;
   void runFinished(const engine::RunResult& result) override;
@@ -88,6 +94,7 @@ class ProgressEvents : public engine::EventSink {
  private:
   ProgressLine& m_line;
   engine::EventSink* m_next;
+  AtEnd m_at_end;
 };
 
 }  // namespace studio::cli

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -120,6 +121,16 @@ TEST_CASE("cli sweep's plain lines give each cell's result and the time left", "
   CHECK(cells == 3);
   CHECK(with_eta == 2);  // every cell but the last
   CHECK(hasLineStartingWith(run.err, "[3/3] niah|chars=150|seed=2|in_context ... "));
+
+  // On a terminal the running cell's line is erased when its result is written: one line a cell
+  // and the closing count, nothing left over between them.
+  const auto live = runCli("sweep --config '" + path + "' --session '" + dir.file("live.sqlite") +
+                           "' --progress line --json");
+  INFO(live.err);
+  REQUIRE(live.exit_code == 0);
+  CHECK(std::count(live.err.begin(), live.err.end(), '\n') == 3 + 1);
+  CHECK(live.err.find("\r[1/3] niah|chars=150|seed=0|in_context · prefill ") != std::string::npos);
+  CHECK(live.err.find("\r\033[K[3/3] niah|chars=150|seed=2|in_context ... ") != std::string::npos);
 }
 
 TEST_CASE("cli generate reports the prefill and its rate in tokens per second", "[cli][progress]") {
