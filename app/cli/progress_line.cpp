@@ -81,7 +81,7 @@ void ProgressLine::update(const std::string& stage, std::int64_t done, std::int6
   m_total = total;
   m_eta = eta_seconds;
   m_dirty = true;
-  draw(!m_drawn || (total > 0 && done >= total));
+  draw(startsLine() || (total > 0 && done >= total));
 }
 
 void ProgressLine::token(const std::string& stage) {
@@ -90,7 +90,7 @@ void ProgressLine::token(const std::string& stage) {
   ++m_tokens;
   m_done = m_tokens;
   m_dirty = true;
-  draw(!m_drawn);
+  draw(startsLine());
 }
 
 void ProgressLine::note(const std::string& text) {
@@ -117,12 +117,19 @@ void ProgressLine::clear() {
   m_drawn = false;
 }
 
+bool ProgressLine::startsLine() const {
+  return m_style == ProgressStyle::Line && !m_drawn;
+}
+
 void ProgressLine::draw(bool force) {
   if (m_style == ProgressStyle::Off || m_stage.empty()) return;
   const Clock::time_point now = Clock::now();
   const double interval =
       m_style == ProgressStyle::Line ? kLineRedrawSeconds : kPlainLineSeconds;
-  if (!force && m_drawn && secondsBetween(m_last_draw, now) < interval) return;
+  // A stage not yet shown counts from its start: a plain log shows a short stage once, when it
+  // ends, and a long one every `interval` until then.
+  const double since = secondsBetween(m_drawn ? m_last_draw : m_stage_start, now);
+  if (!force && since < interval) return;
   if (m_style == ProgressStyle::Line) {
     m_out << '\r' << text() << kEraseToEnd << std::flush;
     m_line_open = true;

@@ -3,8 +3,8 @@
 // the time left and tokens/s, from the events the engine already emits (ProgressEvent,
 // TokenEvent). `--progress` picks the style:
 //   line   one line redrawn in place ("\r" + erase to the end), at most ten times a second;
-//   plain  whole lines for a log or a pipe: one when a stage starts, one when it is done, and one
-//          every ten seconds in between;
+//   plain  whole lines for a log or a pipe: one when a stage ends, and one every ten seconds while
+//          it goes;
 //   off    nothing;
 //   auto   (default) line when stderr is a terminal, plain otherwise.
 
@@ -56,6 +56,8 @@ class ProgressLine {
  private:
   using Clock = std::chrono::steady_clock;
   void enterStage(const std::string& stage);
+  // Whether an update must draw now because its stage is not on screen yet (the live line).
+  bool startsLine() const;
   void draw(bool force);
   std::string text() const;
 

@@ -1,5 +1,5 @@
-// The progress line on stderr of run, sweep, train and generate (app/cli/progress_line.h): whole
-// lines for a log (`--progress plain`, what `auto` picks when stderr is not a terminal, as here),
+// The progress line on stderr of run, sweep, train and generate (app/cli/progress_line.h): a line
+// per stage for a log (`--progress plain`, what `auto` picks when stderr is not a terminal, here),
 // one line redrawn in place (`--progress line`), none with `off` or `--events`.
 
 #include <catch2/catch.hpp>
@@ -49,10 +49,11 @@ TEST_CASE("cli run writes plain progress lines when stderr is not a terminal", "
   CHECK(json::parse(run.out)["status"] == "completed");  // stdout is the result alone
   CHECK(run.err.find('\r') == std::string::npos);
   CHECK(run.err.find("\033[K") == std::string::npos);
+  // A short stage is one line, when it ends (a long one also every ten seconds).
   CHECK(hasLineStartingWith(run.err, "prefill "));
-  CHECK(hasLineStartingWith(run.err, "qttt 1/3 (33%)"));
+  CHECK_FALSE(hasLineStartingWith(run.err, "qttt 1/3"));
   CHECK(hasLineStartingWith(run.err, "qttt 3/3 (100%)"));
-  CHECK(hasLineStartingWith(run.err, "answer 1 token"));
+  CHECK(hasLineStartingWith(run.err, "answer "));
   // The answer stage's last state is kept when the run ends: its count and its rate.
   bool answer_rate = false;
   for (const std::string& line : linesOf(run.err)) {
@@ -141,6 +142,6 @@ TEST_CASE("cli generate reports the prefill and its rate in tokens per second", 
   REQUIRE(run.exit_code == 0);
   CHECK(hasLineStartingWith(run.err, "prefill "));
   // stdout is a pipe here, so the streamed tokens are counted on the progress line.
-  CHECK(hasLineStartingWith(run.err, "generate 1 token"));
+  CHECK(hasLineStartingWith(run.err, "generate "));
   CHECK(run.err.find(" tokens/s]") != std::string::npos);
 }
