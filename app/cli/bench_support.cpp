@@ -170,8 +170,13 @@ PhaseMemory measurePhase(const torch::Device& device, const std::function<void()
 
 std::string memorySource(const torch::Device& device) {
   if (!device.is_cuda()) {
+#if defined(__SANITIZE_ADDRESS__)
+    return "none: on the CPU of a sanitizer build, AddressSanitizer's allocator is not glibc's, "
+           "whose mallinfo2 the host figures read; *_peak_bytes read 0";
+#else
     return "host heap (glibc) above the level before each phase, from an untimed run; no device "
            "figures on the CPU";
+#endif
   }
   const std::string missing = devicePeakUnavailableReason(device);
   if (!missing.empty()) return "none: " + missing;

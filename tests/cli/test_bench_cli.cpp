@@ -48,10 +48,12 @@ TEST_CASE("bench qttt reports times, their ratio and peak heap per phase as JSON
   REQUIRE(rows.size() == 2);
   CHECK(rows[0]["context"] == 96);
   CHECK(rows[1]["context"] == 192);
+  // A sanitizer build's allocator is not glibc's: it says so, and reads no heap.
+  const bool heap_read = out["memory"].get<std::string>().rfind("none:", 0) != 0;
   for (const auto& row : rows) {
     // The prefill's KV cache stays allocated, so its peak is above the level before it; the steps'
     // buffers are transient and may fall between two samples on a model this small.
-    CHECK(row["prefill_peak_bytes"].get<double>() > 0);
+    if (heap_read) CHECK(row["prefill_peak_bytes"].get<double>() > 0);
     CHECK(row["qttt_step_peak_bytes"].is_number());
     CHECK(row["naive_step_peak_bytes"].is_number());
     CHECK(std::isfinite(row["speedup"].get<double>()));
