@@ -1,6 +1,8 @@
 #include "core/engine/sweep_plan.h"
 
 #include <algorithm>
+#include <limits>
+#include <type_traits>
 
 #include "core/common/error.h"
 #include "core/engine/method.h"
@@ -16,13 +18,48 @@ const json& require(const json& object, const std::string& key, const std::strin
   return object.at(key);
 }
 
+// Whether `value` is what T reads without a conversion. nlohmann would truncate 1.5 to 1, wrap -1
+// into an unsigned and cast 1e109 to an integer (undefined): integers are asked to be integers in
+// range.
+template <typename T>
+bool holdsExactly(const json& value) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return value.is_boolean();
+  } else if constexpr (std::is_integral_v<T> && std::is_unsigned_v<T>) {
+    return value.is_number_unsigned() &&
+           value.get<std::uint64_t>() <= std::numeric_limits<T>::max();
+  } else if constexpr (std::is_integral_v<T>) {
+    return value.is_number_integer() &&
+           !(value.is_number_unsigned() &&
+             value.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<T>::max()));
+  } else {
+    return true;
+  }
+}
+
+template <typename T>
+struct VectorElement {
+  using type = void;
+};
+template <typename E>
+struct VectorElement<std::vector<E>> {
+  using type = E;
+};
+
 template <typename T>
 T as(const json& value, const std::string& field, const char* expected) {
-  try {
-    return value.get<T>();
-  } catch (const json::exception&) {
-    throwArgument(field, std::string("expected ") + expected + ", got " + value.dump());
+  using Element = typename VectorElement<T>::type;
+  bool exact = true;
+  if constexpr (std::is_void_v<Element>) {
+    exact = holdsExactly<T>(value);
+  } else if (value.is_array()) {
+    for (const json& element : value) exact = exact && holdsExactly<Element>(element);
   }
+  try {
+    if (exact) return value.get<T>();
+  } catch (const json::exception&) {
+  }
+  throwArgument(field, std::string("expected ") + expected + ", got " + value.dump());
 }
 
 LrSelection lrSelectionFromJson(const json& in, const SweepConfig& config,

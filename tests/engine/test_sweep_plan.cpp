@@ -98,4 +98,19 @@ TEST_CASE("sweep: configuration errors name the field", "[engine]") {
   in = config();
   in["seeds"] = json::array();
   CHECK(sweep_test::refusedField(in) == "sweep.seeds");
+  // Integers must be integers in range: nlohmann alone truncates 1.5, wraps -1 into an unsigned
+  // and casts 1e109 to an integer (undefined; found by the sweep_config fuzz harness).
+  for (const json& seeds : {json::parse("[1.5]"), json::parse("[-1]"), json::parse("[1e109]"),
+                            json::parse("[1, 99999999999999999999999]")}) {
+    INFO(seeds.dump());
+    in = config();
+    in["seeds"] = seeds;
+    CHECK(sweep_test::refusedField(in) == "sweep.seeds");
+  }
+  in = config();
+  in["max_answer_tokens"] = 18446744073709551615u;  // above int64's range
+  CHECK(sweep_test::refusedField(in) == "sweep.max_answer_tokens");
+  in = config();
+  in["tasks"][0]["lengths"] = json::parse("[25.5]");
+  CHECK(sweep_test::refusedField(in) == "sweep.tasks[0].lengths");
 }
