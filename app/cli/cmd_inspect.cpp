@@ -22,6 +22,19 @@ struct InspectOptions {
   std::string dtype;  // empty: the device's default
 };
 
+nlohmann::json optionalPositive(double value) {
+  return value > 0 ? nlohmann::json(value) : nlohmann::json();
+}
+
+// One entry per layer: the keys it sees back from a query (0: every earlier key).
+nlohmann::json attentionWindows(const model::ModelConfig& config) {
+  nlohmann::json windows = nlohmann::json::array();
+  for (int layer = 0; layer < config.num_hidden_layers; ++layer) {
+    windows.push_back(config.attentionWindow(layer));
+  }
+  return windows;
+}
+
 nlohmann::json ropeJson(const model::ModelConfig& config) {
   const model::RopeScaling& s = config.rope_scaling;
   nlohmann::json scaling = nullptr;
@@ -115,8 +128,16 @@ nlohmann::json inspect(const InspectOptions& options) {
       {"o_proj_bias", c.o_proj_bias},
       {"qk_norm", c.qk_norm},
       {"fused_projections", c.fused_projections},
-      // The longest context run exactly (sliding-window attention is not implemented); null: any.
+      // How many keys a sliding layer sees (null: no window), and per layer its window (0: all).
       {"sliding_window", c.sliding_window > 0 ? nlohmann::json(c.sliding_window) : nlohmann::json()},
+      {"attention_windows", attentionWindows(c)},
+      {"attention_scale", c.attentionScale()},
+      {"attn_logit_softcapping", optionalPositive(c.attn_logit_softcapping)},
+      {"final_logit_softcapping", optionalPositive(c.final_logit_softcapping)},
+      {"local_rope_theta", optionalPositive(c.local_rope_theta)},
+      {"unit_offset_norms", c.unit_offset_norms},
+      {"scaled_embeddings", c.scaled_embeddings},
+      {"sandwich_norms", c.sandwich_norms},
       {"hidden_act", c.hidden_act},
       {"torch_dtype", c.torch_dtype},
       {"eos_token_ids", c.eos_token_ids},

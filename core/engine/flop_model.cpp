@@ -34,10 +34,23 @@ double qtttStepFlops(const FlopShape& s, double T, double k) {
 
 double fullTttStepFlops(const FlopShape& s, double T) { return generationFlops(s, T, 1.2 * T); }
 
+namespace {
+
+// Σ_{p = past}^{past+tokens−1} min(p + 1, window) (window 0: p + 1).
+double visiblePairs(double past, double tokens, double window) {
+  const double full = tokens * past + tokens * (tokens + 1) / 2;
+  if (window <= 0 || past + tokens <= window) return full;
+  if (past + 1 >= window) return tokens * window;
+  const double growing = window - past;  // queries p < window − 1 … see p + 1 keys
+  return growing * past + growing * (growing + 1) / 2 + (tokens - growing) * window;
+}
+
+}  // namespace
+
 std::optional<double> forwardMatmulFlops(const model::ModelConfig& c, double past,
                                          double tokens, double logit_rows) {
   if (c.family != model::ModelFamily::Qwen3 && c.family != model::ModelFamily::Qwen2 &&
-      c.family != model::ModelFamily::Llama) {
+      c.family != model::ModelFamily::Llama && c.family != model::ModelFamily::Gemma) {
     return std::nullopt;
   }
   if (!c.allAttention()) return std::nullopt;
@@ -50,8 +63,13 @@ std::optional<double> forwardMatmulFlops(const model::ModelConfig& c, double pas
   const double V = static_cast<double>(c.vocab_size);
   const double per_token_weights = d * hd * (2 * heads + 2 * kv_heads) + 3 * d * d_ff;
   const double linear = 2 * tokens * L * per_token_weights;
-  const double pairs = tokens * past + tokens * (tokens + 1) / 2;
-  const double attention = L * heads * 4 * hd * pairs;
+  // Query-key pairs per layer: queries at past … past+tokens−1 each see every earlier key, or at
+  // most a sliding layer's window of them.
+  double attention = 0;
+  for (int layer = 0; layer < c.num_hidden_layers; ++layer) {
+    const double window = static_cast<double>(c.attentionWindow(layer));
+    attention += heads * 4 * hd * visiblePairs(past, tokens, window);
+  }
   const double head = 2 * V * d * logit_rows;
   return linear + attention + head;
 }

@@ -41,21 +41,46 @@ std::int64_t chunkLength(const Shapes& s, std::int64_t max_elements) {
   return std::clamp<std::int64_t>(max_elements / per_query, 1, std::max<std::int64_t>(1, s.queries));
 }
 
-// Masked scores of one query chunk against keys [0, keys): [B, Hkv, G, C, keys], in the keys'
-// dtype, which the callers make the score type: a bf16 product rounded before the softmax would
-// make the probe's float32 logits disagree with the lse (mass + rest ≠ 1).
-Tensor chunkScores(const Tensor& q_chunk /* [B,Hkv,G,C,D] */, const Tensor& k /* [B,Hkv,keys,D] */,
-                   const Tensor& positions /* [C] */, double scale) {
+// The keys [start, end) one query chunk can see: none after its last query, none at or before
+// its first query's window.
+struct KeyRange {
+  std::int64_t start, end;
+  std::int64_t size() const { return end - start; }
+};
+
+KeyRange visibleKeys(const Tensor& positions /* [C] */, std::int64_t keys, const ScoreRule& rule) {
+  const std::int64_t end = std::min<std::int64_t>(keys, positions.max().item<std::int64_t>() + 1);
+  std::int64_t start = 0;
+  if (rule.window > 0) {
+    start = std::clamp<std::int64_t>(positions.min().item<std::int64_t>() - rule.window + 1, 0, end);
+  }
+  return {start, end};
+}
+
+struct ChunkScores {
+  Tensor scores;     // [B, Hkv, G, C, keys], masked
+  Tensor cap_slope;  // d(capped)/d(raw) = 1 − tanh²(raw / softcap), same shape; undefined without
+};
+
+// Scores of one query chunk against keys [range.start, range.end): in the keys' dtype, which the
+// callers make the score type: a bf16 product rounded before the softmax would make the probe's
+// float32 logits disagree with the lse (mass + rest ≠ 1).
+ChunkScores chunkScores(const Tensor& q_chunk /* [B,Hkv,G,C,D] */, const Tensor& k /* [B,Hkv,keys,D] */,
+                        const Tensor& positions /* [C] */, KeyRange range, const ScoreRule& rule) {
   const auto B = q_chunk.size(0), Hkv = q_chunk.size(1), G = q_chunk.size(2), C = q_chunk.size(3);
-  const auto keys = k.size(2);
-  auto scores = torch::matmul(q_chunk.reshape({B, Hkv, G * C, q_chunk.size(4)}).to(k.scalar_type()),
-                              k.transpose(-1, -2))
-                    .mul_(scale)
-                    .view({B, Hkv, G, C, keys});
-  auto key_positions = torch::arange(keys, positions.options());
-  auto hidden = key_positions.unsqueeze(0) > positions.unsqueeze(1);  // [C, keys]
-  scores.masked_fill_(hidden, -std::numeric_limits<float>::infinity());
-  return scores;
+  ChunkScores out;
+  out.scores = torch::matmul(q_chunk.reshape({B, Hkv, G * C, q_chunk.size(4)}).to(k.scalar_type()),
+                             k.narrow(2, range.start, range.size()).transpose(-1, -2))
+                   .mul_(rule.scale)
+                   .view({B, Hkv, G, C, range.size()});
+  if (rule.softcap > 0) {
+    const Tensor t = out.scores.div(rule.softcap).tanh_();
+    out.cap_slope = 1 - t.square();
+    out.scores = t.mul_(rule.softcap);
+  }
+  const Tensor key_positions = torch::arange(range.start, range.end, positions.options());
+  applyScoreRule(out.scores, positions, key_positions, ScoreRule(1.0, rule.window, 0));
+  return out;
 }
 
 struct ForwardPass {
@@ -64,7 +89,7 @@ struct ForwardPass {
 };
 
 ForwardPass forwardChunks(const Tensor& qg, const Tensor& k, const Tensor& v,
-                          const Tensor& positions, double scale, std::int64_t chunk) {
+                          const Tensor& positions, const ScoreRule& rule, std::int64_t chunk) {
   const auto B = qg.size(0), Hkv = qg.size(1), G = qg.size(2), Tq = qg.size(3);
   ForwardPass pass;
   pass.out = torch::empty({B, Hkv, G, Tq, v.size(3)}, qg.options());
@@ -73,14 +98,13 @@ ForwardPass forwardChunks(const Tensor& qg, const Tensor& k, const Tensor& v,
   for (std::int64_t c0 = 0; c0 < Tq; c0 += chunk) {
     const std::int64_t c1 = std::min(Tq, c0 + chunk);
     auto pos = positions.index({Slice(c0, c1)});
-    // Keys after the chunk's last query are masked anyway: leave them out.
-    const std::int64_t visible = std::min<std::int64_t>(k.size(2), pos.max().item<std::int64_t>() + 1);
-    auto vc = v.narrow(2, 0, visible);
+    const KeyRange range = visibleKeys(pos, k.size(2), rule);
+    auto vc = v.narrow(2, range.start, range.size());
     auto qc = qg.index({Slice(), Slice(), Slice(), Slice(c0, c1)});
-    auto scores = chunkScores(qc, k_scores.narrow(2, 0, visible), pos, scale);  // [B,Hkv,G,C,visible]
+    auto scores = chunkScores(qc, k_scores, pos, range, rule).scores;  // [B,Hkv,G,C,keys]
     auto lse = torch::logsumexp(scores, -1);             // [B,Hkv,G,C]
     auto probs = (scores - lse.unsqueeze(-1)).exp_().to(v.scalar_type());
-    auto out = torch::matmul(probs.view({B, Hkv, G * (c1 - c0), visible}), vc);  // [B,Hkv,G*C,Dv]
+    auto out = torch::matmul(probs.view({B, Hkv, G * (c1 - c0), range.size()}), vc);  // [B,Hkv,G*C,Dv]
     pass.out.index_put_({Slice(), Slice(), Slice(), Slice(c0, c1)},
                         out.view({B, Hkv, G, c1 - c0, v.size(3)}));
     pass.lse.index_put_({Slice(), Slice(), Slice(), Slice(c0, c1)}, lse);
@@ -92,14 +116,17 @@ ForwardPass forwardChunks(const Tensor& qg, const Tensor& k, const Tensor& v,
 class ChunkedAttentionFunction : public torch::autograd::Function<ChunkedAttentionFunction> {
  public:
   static variable_list forward(AutogradContext* ctx, Tensor q, Tensor k, Tensor v,
-                               Tensor positions, double scale, std::int64_t chunk) {
+                               Tensor positions, double scale, std::int64_t window, double softcap,
+                               std::int64_t chunk) {
     const Shapes s = shapesOf(q, k);
     auto qg = q.view({s.batch, s.kv_heads, s.groups, s.queries, s.dim});
-    ForwardPass pass = forwardChunks(qg, k, v, positions, scale, chunk);
+    ForwardPass pass = forwardChunks(qg, k, v, positions, ScoreRule(scale, window, softcap), chunk);
     auto out = pass.out.view({s.batch, s.kv_heads * s.groups, s.queries, v.size(3)});
     auto lse = pass.lse.view({s.batch, s.kv_heads * s.groups, s.queries});
     ctx->save_for_backward({q, k, v, positions, out, lse});
     ctx->saved_data["scale"] = scale;
+    ctx->saved_data["window"] = window;
+    ctx->saved_data["softcap"] = softcap;
     ctx->saved_data["chunk"] = chunk;
     ctx->saved_data["k_grad"] = k.requires_grad();
     ctx->saved_data["v_grad"] = v.requires_grad();
@@ -111,7 +138,9 @@ class ChunkedAttentionFunction : public torch::autograd::Function<ChunkedAttenti
     auto saved = ctx->get_saved_variables();
     Tensor q = saved[0], k = saved[1], v = saved[2], positions = saved[3], out = saved[4],
            lse = saved[5];
-    const double scale = ctx->saved_data["scale"].toDouble();
+    const ScoreRule rule(ctx->saved_data["scale"].toDouble(), ctx->saved_data["window"].toInt(),
+                         ctx->saved_data["softcap"].toDouble());
+    const double scale = rule.scale;
     const std::int64_t chunk = ctx->saved_data["chunk"].toInt();
     const bool k_grad = ctx->saved_data["k_grad"].toBool();
     const bool v_grad = ctx->saved_data["v_grad"].toBool();
@@ -120,7 +149,9 @@ class ChunkedAttentionFunction : public torch::autograd::Function<ChunkedAttenti
     const auto Dv = v.size(3);
 
     Tensor grad_out = grads[0];
-    if (!grad_out.defined()) return {Tensor(), Tensor(), Tensor(), Tensor(), Tensor(), Tensor()};
+    if (!grad_out.defined()) {
+      return {Tensor(), Tensor(), Tensor(), Tensor(), Tensor(), Tensor(), Tensor(), Tensor()};
+    }
     auto dO = grad_out.contiguous().view({B, Hkv, G, Tq, Dv});
     auto og = out.view({B, Hkv, G, Tq, Dv});
     auto qg = q.view({B, Hkv, G, Tq, D});
@@ -136,30 +167,32 @@ class ChunkedAttentionFunction : public torch::autograd::Function<ChunkedAttenti
     for (std::int64_t c0 = 0; c0 < Tq; c0 += chunk) {
       const std::int64_t c1 = std::min(Tq, c0 + chunk), C = c1 - c0;
       auto pos = positions.index({Slice(c0, c1)});
-      const std::int64_t visible = std::min<std::int64_t>(k.size(2), pos.max().item<std::int64_t>() + 1);
-      auto kc = k.narrow(2, 0, visible);
-      auto vc = v.narrow(2, 0, visible);
+      const KeyRange range = visibleKeys(pos, k.size(2), rule);
+      const std::int64_t visible = range.size();
+      auto kc = k.narrow(2, range.start, visible);
+      auto vc = v.narrow(2, range.start, visible);
       auto qc = qg.index({Slice(), Slice(), Slice(), Slice(c0, c1)});
-      auto scores = chunkScores(qc, k_scores.narrow(2, 0, visible), pos, scale);  // [B,Hkv,G,C,visible]
-      auto probs = (scores - lg.index({Slice(), Slice(), Slice(), Slice(c0, c1)}).unsqueeze(-1)).exp_();
+      ChunkScores chunk_scores = chunkScores(qc, k_scores, pos, range, rule);  // [B,Hkv,G,C,visible]
+      auto probs = (chunk_scores.scores - lg.index({Slice(), Slice(), Slice(), Slice(c0, c1)}).unsqueeze(-1)).exp_();
       auto dOc = dO.index({Slice(), Slice(), Slice(), Slice(c0, c1)}).reshape({B, Hkv, G * C, Dv});
       auto probs_flat = probs.view({B, Hkv, G * C, visible});
       if (v_grad) {
-        dv.narrow(2, 0, visible).add_(torch::matmul(probs_flat.transpose(-1, -2).to(v.scalar_type()), dOc));
+        dv.narrow(2, range.start, visible).add_(torch::matmul(probs_flat.transpose(-1, -2).to(v.scalar_type()), dOc));
       }
       auto dP = torch::matmul(dOc, vc.transpose(-1, -2)).to(acc)
                     .view({B, Hkv, G, C, visible});
-      auto dS = probs.mul_(dP.sub_(delta.index({Slice(), Slice(), Slice(), Slice(c0, c1)}).unsqueeze(-1)))
-                    .view({B, Hkv, G * C, visible})
-                    .to(q.scalar_type());
+      // dS: the gradient of the (capped) scores; through the cap, times its slope.
+      auto dS = probs.mul_(dP.sub_(delta.index({Slice(), Slice(), Slice(), Slice(c0, c1)}).unsqueeze(-1)));
+      if (chunk_scores.cap_slope.defined()) dS.mul_(chunk_scores.cap_slope);
+      dS = dS.view({B, Hkv, G * C, visible}).to(q.scalar_type());
       auto dq_c = torch::matmul(dS, kc).mul_(scale);  // [B,Hkv,G*C,D]
       dq.index_put_({Slice(), Slice(), Slice(), Slice(c0, c1)}, dq_c.view({B, Hkv, G, C, D}));
       if (k_grad) {
         auto qflat = qc.reshape({B, Hkv, G * C, D});
-        dk.narrow(2, 0, visible).add_(torch::matmul(dS.transpose(-1, -2), qflat).mul_(scale));
+        dk.narrow(2, range.start, visible).add_(torch::matmul(dS.transpose(-1, -2), qflat).mul_(scale));
       }
     }
-    return {dq.view({B, Hkv * G, Tq, D}), dk, dv, Tensor(), Tensor(), Tensor()};
+    return {dq.view({B, Hkv * G, Tq, D}), dk, dv, Tensor(), Tensor(), Tensor(), Tensor(), Tensor()};
   }
 };
 
@@ -180,8 +213,27 @@ void checkShapes(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor
 
 }  // namespace
 
+Tensor visibleKeyMask(const Tensor& q_positions, const Tensor& key_positions, std::int64_t window) {
+  const Tensor query = q_positions.unsqueeze(1);  // [n, 1]
+  const Tensor key = key_positions.unsqueeze(0);  // [1, S]
+  Tensor visible = key <= query;                  // [n, S]
+  if (window > 0) visible.logical_and_(key > query - window);
+  return visible;
+}
+
+void softCapScores(Tensor& scores, double softcap) {
+  if (softcap > 0) scores.div_(softcap).tanh_().mul_(softcap);
+}
+
+void applyScoreRule(Tensor& scores, const Tensor& q_positions, const Tensor& key_positions,
+                    const ScoreRule& rule) {
+  softCapScores(scores, rule.softcap);
+  scores.masked_fill_(visibleKeyMask(q_positions, key_positions, rule.window).logical_not(),
+                      -std::numeric_limits<float>::infinity());
+}
+
 AttentionOutput causalAttention(const Tensor& q, const Tensor& k, const Tensor& v,
-                                const Tensor& q_positions, double scale,
+                                const Tensor& q_positions, const ScoreRule& rule,
                                 std::int64_t max_chunk_elements) {
   checkShapes(q, k, v, q_positions);
   const std::int64_t chunk = chunkLength(shapesOf(q, k), max_chunk_elements);
@@ -191,16 +243,17 @@ AttentionOutput causalAttention(const Tensor& q, const Tensor& k, const Tensor& 
   const torch::ScalarType dtype = compat::autocastDtype(q.device()).value_or(
       at::promote_types(q.scalar_type(), at::promote_types(k.scalar_type(), v.scalar_type())));
   auto outputs = ChunkedAttentionFunction::apply(q.to(dtype).contiguous(), k.to(dtype), v.to(dtype),
-                                                 positions, scale, chunk);
+                                                 positions, rule.scale, rule.window, rule.softcap,
+                                                 chunk);
   return {outputs[0], outputs[1]};
 }
 
 AttentionOutput causalAttentionSegments(
     const Tensor& q, const std::vector<std::pair<Tensor, Tensor>>& segments,
-    const Tensor& q_positions, double scale) {
+    const Tensor& q_positions, const ScoreRule& rule) {
   if (segments.size() == 1) {
     torch::NoGradGuard no_grad;
-    return causalAttention(q, segments[0].first, segments[0].second, q_positions, scale);
+    return causalAttention(q, segments[0].first, segments[0].second, q_positions, rule);
   }
   torch::NoGradGuard no_grad;
   const auto B = q.size(0), Hq = q.size(1), Tq = q.size(2), D = q.size(3);
@@ -212,10 +265,10 @@ AttentionOutput causalAttentionSegments(
   std::vector<Tensor> parts;
   std::int64_t offset = 0;
   for (const auto& [k, v] : segments) {
-    auto s = torch::matmul(qg.to(scoreType(q)), k.to(scoreType(q)).transpose(-1, -2)).mul_(scale);
-    auto key_positions = torch::arange(offset, offset + k.size(2), positions.options());
-    auto hidden = (key_positions.unsqueeze(0) > positions.unsqueeze(1));  // [Tq, S_seg]
-    s = s.view({B, Hkv, G, Tq, k.size(2)}).masked_fill(hidden, -std::numeric_limits<float>::infinity());
+    auto s = torch::matmul(qg.to(scoreType(q)), k.to(scoreType(q)).transpose(-1, -2))
+                 .mul_(rule.scale)
+                 .view({B, Hkv, G, Tq, k.size(2)});
+    applyScoreRule(s, positions, torch::arange(offset, offset + k.size(2), positions.options()), rule);
     parts.push_back(s);
     offset += k.size(2);
   }

@@ -13,23 +13,25 @@ namespace studio::model {
 
 using torch::Tensor;
 
-AttentionMixerImpl::AttentionMixerImpl(const ModelConfig& config,
+AttentionMixerImpl::AttentionMixerImpl(const ModelConfig& config, int layer,
                                        std::shared_ptr<const Rotary> rotary,
                                        const torch::TensorOptions& options)
     : m_heads(config.num_attention_heads),
       m_kv_heads(config.num_key_value_heads),
       m_head_dim(config.head_dim),
-      m_scale(1.0 / std::sqrt(static_cast<double>(config.head_dim))),
+      m_rule(config.attentionScale(), config.attentionWindow(layer), config.attn_logit_softcapping),
       m_rotary(std::move(rotary)) {
   const auto hidden = config.hidden_size;
   const bool bias = config.attention_bias;
   q_proj = register_module("q_proj", Linear(hidden, m_heads * m_head_dim, bias, options));
   k_proj = register_module("k_proj", Linear(hidden, m_kv_heads * m_head_dim, bias, options));
   v_proj = register_module("v_proj", Linear(hidden, m_kv_heads * m_head_dim, bias, options));
-  o_proj = register_module("o_proj", Linear(m_heads * m_head_dim, hidden, false, options));
+  o_proj = register_module("o_proj",
+                           Linear(m_heads * m_head_dim, hidden, config.o_proj_bias, options));
   if (config.qk_norm) {
-    q_norm = register_module("q_norm", RMSNorm(m_head_dim, config.rms_norm_eps, options));
-    k_norm = register_module("k_norm", RMSNorm(m_head_dim, config.rms_norm_eps, options));
+    const bool offset = config.unit_offset_norms;
+    q_norm = register_module("q_norm", RMSNorm(m_head_dim, config.rms_norm_eps, options, offset));
+    k_norm = register_module("k_norm", RMSNorm(m_head_dim, config.rms_norm_eps, options, offset));
   }
 }
 
@@ -111,13 +113,13 @@ Tensor AttentionMixerImpl::forward(const Tensor& x, int layer, ForwardContext& c
   std::optional<AttentionOutput> fused;
   if (segments.size() == 1) {
     fused = fusedAttention(q, segments[0].first, segments[0].second, context.position_run_start,
-                           m_scale);
+                           m_rule);
   }
   AttentionOutput attention =
       fused ? *fused
       : segments.size() == 1
-          ? causalAttention(q, segments[0].first, segments[0].second, positions, m_scale)
-          : causalAttentionSegments(q, segments, positions, m_scale);
+          ? causalAttention(q, segments[0].first, segments[0].second, positions, m_rule)
+          : causalAttentionSegments(q, segments, positions, m_rule);
   record(context, layer, q, attention.lse);
   auto merged = attention.out.transpose(1, 2).reshape({B, T, m_heads * m_head_dim});
   return o_proj->forward(merged);
@@ -140,7 +142,7 @@ Tensor AttentionMixerImpl::forwardInPlace(const Tensor& x, const Tensor& q, int 
   segments.back().second.index_copy_(2, row, v.to(segments.back().second.scalar_type()));
   // In the cache's dtype (qTTT's float32 W_Q gives float32 queries over a bf16 cache).
   const AttentionOutput attention = decodeAttention(q.to(segments.back().first.scalar_type()),
-                                                    segments, context.key_count, m_scale);
+                                                    segments, context.key_count, m_rule.scale);
   record(context, layer, q, attention.lse);
   return o_proj->forward(attention.out.transpose(1, 2).reshape({B, 1, m_heads * m_head_dim}));
 }

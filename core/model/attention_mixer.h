@@ -1,11 +1,13 @@
 #pragma once
-// Grouped-query self-attention with rotary embeddings, optional q/k biases (Qwen2) and per-head
-// q/k RMSNorm before RoPE (Qwen3). Returns, through the capture, each query's log-sum-exp.
+// Grouped-query self-attention with rotary embeddings, optional q/k biases (Qwen2), per-head
+// q/k RMSNorm before RoPE (Qwen3, Gemma 3), a sliding window and soft-capped scores (Gemma 2;
+// ScoreRule). Returns, through the capture, each query's log-sum-exp.
 
 #include <torch/torch.h>
 
 #include <memory>
 
+#include "core/model/attention_kernel.h"
 #include "core/model/layers_basic.h"
 #include "core/model/mixer.h"
 #include "core/model/model_config.h"
@@ -15,7 +17,8 @@ namespace studio::model {
 
 class AttentionMixerImpl : public MixerImpl {
  public:
-  AttentionMixerImpl(const ModelConfig& config, std::shared_ptr<const Rotary> rotary,
+  // Layer `layer` of `config` (its window, if it slides).
+  AttentionMixerImpl(const ModelConfig& config, int layer, std::shared_ptr<const Rotary> rotary,
                      const torch::TensorOptions& options);
 
   torch::Tensor forward(const torch::Tensor& x, int layer, ForwardContext& context) override;
@@ -31,6 +34,8 @@ class AttentionMixerImpl : public MixerImpl {
   std::int64_t numHeads() const { return m_heads; }
   std::int64_t numKvHeads() const { return m_kv_heads; }
   std::int64_t headDim() const { return m_head_dim; }
+  // The scale, window and soft-capping of this layer's scores (the probes apply them too).
+  const ScoreRule& scoreRule() const { return m_rule; }
 
  private:
   torch::Tensor keysValues(const torch::Tensor& x, const torch::Tensor& positions,
@@ -42,7 +47,7 @@ class AttentionMixerImpl : public MixerImpl {
                                ForwardContext& context);
 
   std::int64_t m_heads, m_kv_heads, m_head_dim;
-  double m_scale;
+  ScoreRule m_rule;
   std::shared_ptr<const Rotary> m_rotary;
 };
 

@@ -1,5 +1,7 @@
 #include "core/model/causal_lm.h"
 
+#include <cmath>
+
 #include "core/common/error.h"
 #include "core/model/fused_attention.h"
 #include "core/model/mixer_factory.h"
@@ -14,13 +16,29 @@ DecoderStackImpl::DecoderStackImpl(const ModelConfig& config, const torch::Tenso
   embed_tokens =
       register_module("embed_tokens", Embedding(config.vocab_size, config.hidden_size, options));
   layers = register_module("layers", torch::nn::ModuleList());
-  norm = register_module("norm", RMSNorm(config.hidden_size, config.rms_norm_eps, options));
+  norm = register_module("norm", RMSNorm(config.hidden_size, config.rms_norm_eps, options,
+                                        config.unit_offset_norms));
 }
+
+namespace {
+
+// The config the sliding layers rotate by: Gemma 3's local base, without rope_scaling.
+ModelConfig localRopeConfig(const ModelConfig& config) {
+  ModelConfig local = config;
+  local.rope_theta = config.local_rope_theta;
+  local.rope_scaling = RopeScaling{};
+  return local;
+}
+
+}  // namespace
 
 CausalLMImpl::CausalLMImpl(const ModelConfig& config, const torch::TensorOptions& options)
     : m_config(config),
       m_options(options),
-      m_rotary(std::make_shared<Rotary>(config, options.device())) {
+      m_rotary(std::make_shared<Rotary>(config, options.device())),
+      m_local_rotary(config.local_rope_theta > 0
+                         ? std::make_shared<Rotary>(localRopeConfig(config), options.device())
+                         : m_rotary) {
   if (config.family == ModelFamily::SrTtt) {
     embed = register_module("embed", Embedding(config.vocab_size, config.hidden_size, options));
     blocks = register_module("blocks", torch::nn::ModuleList());
@@ -36,7 +54,8 @@ CausalLMImpl::CausalLMImpl(const ModelConfig& config, const torch::TensorOptions
   }
   model = register_module("model", DecoderStack(config, options));
   for (int i = 0; i < config.num_hidden_layers; ++i) {
-    DecoderLayer layer(makeMixer(config, i, m_rotary, options), config, options);
+    const auto& rotary = config.attentionWindow(i) > 0 ? m_local_rotary : m_rotary;
+    DecoderLayer layer(makeMixer(config, i, rotary, options), config, options);
     model->layers->push_back(layer);
     m_layers.push_back(layer.ptr());
   }
@@ -75,7 +94,10 @@ SrTttBlockImpl* CausalLMImpl::srTtt(int index) const {
 
 std::string CausalLMImpl::inPlaceRefusal() const {
   if (m_config.sliding_window > 0) {
-    return "config.json's sliding_window needs a position check on the host at every step";
+    return "config.json's sliding_window: the decode kernel reads every key";
+  }
+  if (m_config.attn_logit_softcapping > 0) {
+    return "config.json's attn_logit_softcapping: the decode kernel does not soft-cap";
   }
   for (int i = 0; i < numLayers(); ++i) {
     if (!attention(i)) {
@@ -85,20 +107,6 @@ std::string CausalLMImpl::inPlaceRefusal() const {
     if (layer(i).pre_conv) return "layer " + std::to_string(i) + " has a causal convolution";
   }
   return {};
-}
-
-void CausalLMImpl::refuseBeyondWindow(const ForwardContext& context, std::int64_t tokens) const {
-  const std::int64_t last = context.position_run_start
-                                ? *context.position_run_start + tokens - 1
-                                : context.positions.max().item<std::int64_t>();
-  if (last < m_config.sliding_window) return;
-  throwError(ErrorKind::Unsupported, "config.json", "sliding_window",
-             m_config.model_type + " masks keys more than " +
-                 std::to_string(m_config.sliding_window) +
-                 " positions back, and sliding-window attention is not implemented: this "
-                 "model runs exactly on contexts of up to " +
-                 std::to_string(m_config.sliding_window) + " tokens, and this one reaches " +
-                 std::to_string(last + 1));
 }
 
 Tensor CausalLMImpl::forward(const Tensor& ids, ForwardContext& context) {
@@ -121,7 +129,6 @@ Tensor CausalLMImpl::forward(const Tensor& ids, ForwardContext& context) {
   }
   // Read on the host, before the positions move to the device (nullopt when they are there already).
   context.position_run_start = positionRunStart(context.positions);
-  if (m_config.sliding_window > 0) refuseBeyondWindow(context, T);
   context.positions = context.positions.to(m_options.device());
   if (context.mode == AttentionMode::Frozen) {
     const auto last = context.positions.max().item<std::int64_t>();
@@ -134,7 +141,12 @@ Tensor CausalLMImpl::forward(const Tensor& ids, ForwardContext& context) {
   if (context.capture && context.capture->layers.size() < static_cast<std::size_t>(numLayers())) {
     context.capture->layers.resize(static_cast<std::size_t>(numLayers()));
   }
-  Tensor h = m_embedding->forward(ids.to(m_options.device()));
+  Tensor h = m_embedding->forward(ids.to(m_options.device()));  // [B, T, hidden]
+  if (m_config.scaled_embeddings) {
+    // √hidden rounded to the weights' dtype first, as transformers' Gemma does.
+    const double root = std::sqrt(static_cast<double>(m_config.hidden_size));
+    h = h * torch::scalar_tensor(root, h.options());
+  }
   for (int i = 0; i < numLayers(); ++i) {
     h = m_layers[static_cast<std::size_t>(i)]->forward(h, i, context);
   }
@@ -144,6 +156,8 @@ Tensor CausalLMImpl::forward(const Tensor& ids, ForwardContext& context) {
 
 Tensor CausalLMImpl::logits(const Tensor& hidden) const {
   const Tensor& weight = lm_head ? lm_head->weight : m_embedding->weight;
+  const double cap = m_config.final_logit_softcapping;
+  if (cap > 0) return torch::tanh(torch::linear(hidden, weight) / cap) * cap;
   return torch::linear(hidden, weight);
 }
 

@@ -40,13 +40,11 @@ class CausalLMImpl : public torch::nn::Module {
   // ids: [B, T] int64 -> final hidden states [B, T, hidden] (after the final norm).
   // context.positions, when undefined, is filled with the state's next positions (Extend) or
   // 0..T−1 (Full). Extend advances the state by T.
-  // A model with a sliding window (mistral, phi3) refuses positions at or past the window:
-  // throws studio::Error (Unsupported) naming config.json's sliding_window.
   torch::Tensor forward(const torch::Tensor& ids, ForwardContext& context);
   // Why this model cannot read tokens in place (AttentionMode::InPlace: every layer attention,
-  // no causal convolution, no sliding window), or empty when it can.
+  // no causal convolution, no sliding window or soft-capping), or empty when it can.
   std::string inPlaceRefusal() const;
-  // hidden: [..., hidden] -> logits [..., vocab]
+  // hidden: [..., hidden] -> logits [..., vocab] (soft-capped where config.json says so)
   torch::Tensor logits(const torch::Tensor& hidden) const;
 
   const ModelConfig& config() const { return m_config; }
@@ -63,7 +61,10 @@ class CausalLMImpl : public torch::nn::Module {
   const Rotary& rotary() const { return *m_rotary; }
   // Every layer's rotary embedding on or off (the No-RoPE ablation; Rotary::setEnabled). A state
   // prefilled one way must be read the same way.
-  void setRotaryEnabled(bool enabled) { m_rotary->setEnabled(enabled); }
+  void setRotaryEnabled(bool enabled) {
+    m_rotary->setEnabled(enabled);
+    m_local_rotary->setEnabled(enabled);
+  }
   torch::Device device() const { return m_options.device(); }
   torch::Dtype dtype() const { return torch::typeMetaToScalarType(m_options.dtype()); }
 
@@ -75,12 +76,11 @@ class CausalLMImpl : public torch::nn::Module {
   LayerNorm norm_out{nullptr};
 
  private:
-  // Throws when the forward's last position is at or past the sliding window.
-  void refuseBeyondWindow(const ForwardContext& context, std::int64_t tokens) const;
-
   ModelConfig m_config;
   torch::TensorOptions m_options;
   std::shared_ptr<Rotary> m_rotary;                  // shared by the layers, which only read it
+  std::shared_ptr<Rotary> m_local_rotary;            // the sliding layers' (m_rotary's unless
+                                                     // config.local_rope_theta says otherwise)
   std::vector<std::shared_ptr<LayerImpl>> m_layers;  // in order, whichever list registers them
   EmbeddingImpl* m_embedding = nullptr;              // model.embed_tokens or embed
 };

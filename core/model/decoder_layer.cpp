@@ -11,15 +11,26 @@ DecoderLayerImpl::DecoderLayerImpl(std::shared_ptr<MixerImpl> mixer_, const Mode
   const std::int64_t hidden = config.hidden_size;
   const double eps = config.rms_norm_eps;
   const bool ttt = config.family == ModelFamily::Ttt;
+  const bool offset = config.unit_offset_norms;
   if (ttt && config.ttt.pre_conv) {
     pre_conv = register_module("conv", PreConv(hidden, config.ttt.conv_kernel,
                                                config.ttt.mini_batch_size, eps, options));
   }
-  mixer_norm = register_module(ttt ? "seq_norm" : "input_layernorm", RMSNorm(hidden, eps, options));
+  mixer_norm = register_module(ttt ? "seq_norm" : "input_layernorm",
+                               RMSNorm(hidden, eps, options, offset));
   mixer = register_module(mixerModuleName(config), std::move(mixer_));
-  mlp_norm = register_module(ttt ? "ffn_norm" : "post_attention_layernorm",
-                             RMSNorm(hidden, eps, options));
-  mlp = register_module("mlp", SwiGluMlp(hidden, config.intermediate_size, options));
+  if (config.sandwich_norms) {
+    mixer_out_norm =
+        register_module("post_attention_layernorm", RMSNorm(hidden, eps, options, offset));
+    mlp_norm = register_module("pre_feedforward_layernorm", RMSNorm(hidden, eps, options, offset));
+    mlp_out_norm =
+        register_module("post_feedforward_layernorm", RMSNorm(hidden, eps, options, offset));
+  } else {
+    mlp_norm = register_module(ttt ? "ffn_norm" : "post_attention_layernorm",
+                               RMSNorm(hidden, eps, options, offset));
+  }
+  mlp = register_module("mlp", SwiGluMlp(hidden, config.intermediate_size, options, SwiGluNames{},
+                                         gateActivation(config.hidden_act)));
 }
 
 torch::Tensor DecoderLayerImpl::forward(const torch::Tensor& x_in, int layer,
@@ -36,8 +47,12 @@ torch::Tensor DecoderLayerImpl::forward(const torch::Tensor& x_in, int layer,
                                : nullptr;
     x = x + pre_conv->forward(x, history);
   }
-  auto h = x + mixer->forward(mixer_norm->forward(x), layer, context);
-  return h + mlp->forward(mlp_norm->forward(h));
+  torch::Tensor mixed = mixer->forward(mixer_norm->forward(x), layer, context);
+  if (mixer_out_norm) mixed = mixer_out_norm->forward(mixed);
+  const torch::Tensor h = x + mixed;
+  torch::Tensor fed = mlp->forward(mlp_norm->forward(h));
+  if (mlp_out_norm) fed = mlp_out_norm->forward(fed);
+  return h + fed;
 }
 
 }  // namespace studio::model

@@ -1,8 +1,11 @@
 #pragma once
 // One pre-norm decoder layer: x + mixer(norm(x)), then + mlp(norm(·)); in a ttt model with
-// pre_conv, x + conv(norm(x)) first (ttt-lm-pytorch's Block). The submodules carry the checkpoint's
-// names: input_layernorm / self_attn / post_attention_layernorm in transformers, seq_norm /
-// seq_modeling_block / ffn_norm (and conv) in ttt models.
+// pre_conv, x + conv(norm(x)) first (ttt-lm-pytorch's Block); with Gemma 2/3's sandwich norms,
+// x + norm(mixer(norm(x))), then + norm(mlp(norm(·))). The submodules carry the checkpoint's
+// names: input_layernorm / self_attn / post_attention_layernorm in transformers (Gemma 2/3:
+// post_attention_layernorm normalises the mixer's output, pre_feedforward_layernorm and
+// post_feedforward_layernorm wrap the MLP), seq_norm / seq_modeling_block / ffn_norm (and conv)
+// in ttt models.
 
 #include <torch/torch.h>
 
@@ -26,6 +29,7 @@ class DecoderLayerImpl : public LayerImpl {
 
   PreConv pre_conv{nullptr};  // ttt pre_conv only
   RMSNorm mixer_norm{nullptr}, mlp_norm{nullptr};
+  RMSNorm mixer_out_norm{nullptr}, mlp_out_norm{nullptr};  // sandwich norms only
   std::shared_ptr<MixerImpl> mixer;
   SwiGluMlp mlp{nullptr};
 };

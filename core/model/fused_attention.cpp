@@ -152,18 +152,19 @@ const char* attentionPathName(const Tensor& q, const Tensor& k, const Tensor& v,
 }
 
 std::optional<AttentionOutput> fusedAttention(const Tensor& q, const Tensor& k, const Tensor& v,
-                                              std::optional<std::int64_t> run_start, double scale) {
-  if (!flashApplies(q, k, v, run_start)) return std::nullopt;
+                                              std::optional<std::int64_t> run_start,
+                                              const ScoreRule& rule) {
+  if (!rule.plain() || !flashApplies(q, k, v, run_start)) return std::nullopt;
 #if STUDIO_FLASH_ATTENTION && STUDIO_TORCH_AT_LEAST(2, 1)
   const auto dtype = attentionDtype(q, k, v);
   // Keys after the last query are masked: the bottom-right mask needs them left out.
   const std::int64_t keys = *run_start + q.size(2);
   const Tensor qq = q.to(dtype), kk = k.narrow(2, 0, keys).to(dtype), vv = v.narrow(2, 0, keys).to(dtype);
   if (spanKernelApplies(qq, kk, vv)) {
-    auto outputs = SpanAttentionFunction::apply(qq, kk, vv, *run_start, scale);
+    auto outputs = SpanAttentionFunction::apply(qq, kk, vv, *run_start, rule.scale);
     return AttentionOutput{outputs[0], outputs[1]};
   }
-  return flashForward(qq, kk, vv, scale);
+  return flashForward(qq, kk, vv, rule.scale);
 #else
   return std::nullopt;
 #endif

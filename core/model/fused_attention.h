@@ -9,7 +9,8 @@
 // needs a gradient (qTTT's span over a frozen cache) and the CUDA kernels are built, the backward
 // is the dQ-only kernel of kernels/span_attention_backward.cu instead: fewer FLOPs, but measured
 // slower than flash's backward so far (docs/gpu.md), hence not the default.
-// Everything else — the CPU, f32 (the reference path), scattered positions — runs
+// Everything else — the CPU, f32 (the reference path), scattered positions, a sliding window or
+// soft-capped scores (ScoreRule) — runs
 // causalAttention's chunked composition. STUDIO_ATTENTION=chunked in the environment forces the
 // chunked path everywhere (for comparisons).
 
@@ -25,7 +26,8 @@ namespace studio::model {
 // path is not taken, so that no position is read back from the device.
 std::optional<AttentionOutput> fusedAttention(const torch::Tensor& q, const torch::Tensor& k,
                                               const torch::Tensor& v,
-                                              std::optional<std::int64_t> run_start, double scale);
+                                              std::optional<std::int64_t> run_start,
+                                              const ScoreRule& rule);
 
 // The first position when `host_positions` ([T] int64 on the CPU) is start, start+1, …;
 // nullopt otherwise or when the tensor lives on a device.

@@ -18,16 +18,21 @@ torch::Tensor LinearImpl::forward(const torch::Tensor& x, const torch::Tensor& w
   return bias.defined() ? torch::linear(x, w, bias) : torch::linear(x, w);
 }
 
-RMSNormImpl::RMSNormImpl(std::int64_t size, double eps_, const torch::TensorOptions& options)
-    : eps(eps_) {
+RMSNormImpl::RMSNormImpl(std::int64_t size, double eps_, const torch::TensorOptions& options,
+                         bool unit_offset_)
+    : eps(eps_), unit_offset(unit_offset_) {
   weight = register_parameter("weight", torch::empty({size}, options), false);
 }
 
 torch::Tensor RMSNormImpl::forward(const torch::Tensor& x) const {
-  if (auto fused = fusedRmsNorm(x, weight, eps)) return *fused;  // CUDA inference
+  if (!unit_offset) {
+    if (auto fused = fusedRmsNorm(x, weight, eps)) return *fused;  // CUDA inference
+  }
   // float32 for half types as transformers does; a float64 model (the gradient checks) stays so.
-  auto wide = x.to(at::promote_types(x.scalar_type(), torch::kFloat32));
+  const auto wide_type = at::promote_types(x.scalar_type(), torch::kFloat32);
+  auto wide = x.to(wide_type);
   auto normed = wide * torch::rsqrt(wide.pow(2).mean(-1, /*keepdim=*/true) + eps);
+  if (unit_offset) return (normed * (weight.to(wide_type) + 1)).to(x.scalar_type());
   return weight * normed.to(x.scalar_type());
 }
 

@@ -22,13 +22,17 @@ TORCH_MODULE(Linear);
 
 class RMSNormImpl : public torch::nn::Module {
  public:
-  RMSNormImpl(std::int64_t size, double eps, const torch::TensorOptions& options);
+  // unit_offset: Gemma's norm, which scales by (1 + weight) before rounding to x's dtype.
+  RMSNormImpl(std::int64_t size, double eps, const torch::TensorOptions& options,
+              bool unit_offset = false);
   // Normalises over the last dimension in float32 (float64 inputs in float64), as transformers
-  // does, then scales.
+  // does, then scales: Llama rounds to x's dtype and multiplies by weight; Gemma multiplies by
+  // (1 + weight) in float32 and rounds last.
   torch::Tensor forward(const torch::Tensor& x) const;
 
   torch::Tensor weight;  // [size]
   double eps;
+  bool unit_offset;
 };
 TORCH_MODULE(RMSNorm);
 

@@ -11,7 +11,7 @@ std::shared_ptr<MixerImpl> makeMixer(const ModelConfig& config, int layer,
                                      const torch::TensorOptions& options) {
   switch (config.mixer(layer)) {
     case MixerKind::Attention:
-      return std::make_shared<AttentionMixerImpl>(config, std::move(rotary), options);
+      return std::make_shared<AttentionMixerImpl>(config, layer, std::move(rotary), options);
     case MixerKind::TttLinear:
     case MixerKind::TttMlp:
       return std::make_shared<TttMixerImpl>(config, std::move(rotary), options);

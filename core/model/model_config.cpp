@@ -7,6 +7,7 @@
 #include "core/common/error.h"
 #include "core/common/bounded_json.h"
 #include "core/model/config_fields.h"
+#include "core/model/gemma_config.h"
 #include "core/model/sr_ttt_config.h"
 #include "core/model/ttt_config.h"
 
@@ -127,7 +128,7 @@ std::int64_t countParameters(const ModelConfig& c, const std::string& file) {
   const std::int64_t H = c.hidden_size, I = c.intermediate_size, hd = c.head_dim;
   const std::int64_t q = checkedMul(c.num_attention_heads, hd, file);
   const std::int64_t kv = checkedMul(c.num_key_value_heads, hd, file);
-  std::int64_t layer = 2 * H;                                                 // two norms
+  std::int64_t layer = (c.sandwich_norms ? 4 : 2) * H;                        // norms
   layer = checkedAdd(layer, checkedMul(checkedAdd(q, 2 * kv, file), H, file), file);  // q, k, v
   layer = checkedAdd(layer, checkedMul(H, q, file), file);                    // o
   layer = checkedAdd(layer, checkedMul(checkedMul(3, I, file), H, file), file);  // gate, up, down
@@ -153,6 +154,7 @@ const char* modelFamilyName(ModelFamily family) {
     case ModelFamily::Qwen3: return "qwen3";
     case ModelFamily::Qwen2: return "qwen2";
     case ModelFamily::Llama: return "llama";
+    case ModelFamily::Gemma: return "gemma";
     case ModelFamily::Ttt: return "ttt";
     case ModelFamily::SrTtt: return "sr_ttt";
   }
@@ -175,6 +177,18 @@ MixerKind ModelConfig::mixer(int layer) const {
     return family == ModelFamily::Ttt ? ttt.layer_type : MixerKind::Attention;
   }
   return layer_mixers.at(static_cast<std::size_t>(layer));
+}
+
+std::int64_t ModelConfig::attentionWindow(int layer) const {
+  if (sliding_window <= 0) return 0;
+  if (sliding_layers.empty()) return sliding_window;
+  return sliding_layers.at(static_cast<std::size_t>(layer)) ? sliding_window : 0;
+}
+
+double ModelConfig::attentionScale() const {
+  const double scalar =
+      query_pre_attn_scalar > 0 ? query_pre_attn_scalar : static_cast<double>(head_dim);
+  return 1.0 / std::sqrt(scalar);
 }
 
 int ModelConfig::attentionLayerCount() const {
@@ -202,7 +216,8 @@ ModelConfig ModelConfig::fromJson(const nlohmann::json& in, const std::string& f
   const auto model_type = f.string("model_type");
   if (!model_type) {
     configError(file, "model_type",
-                "missing (expected qwen3, qwen2, llama, mistral, phi3, ttt or sr_ttt)");
+                "missing (expected qwen3, qwen2, llama, mistral, phi3, gemma, gemma2, gemma3_text, "
+                "ttt or sr_ttt)");
   }
   if (*model_type == "ttt") return tttConfigFromJson(in, file);
   if (*model_type == "sr_ttt") return srTttConfigFromJson(in, file);
@@ -215,11 +230,18 @@ ModelConfig ModelConfig::fromJson(const nlohmann::json& in, const std::string& f
     // Mistral is Llama's architecture with a sliding window; Phi-3 stores its projections fused.
     c.family = ModelFamily::Llama;
     c.fused_projections = c.model_type == "phi3";
+  } else if (isGemmaModelType(c.model_type)) {
+    c.family = ModelFamily::Gemma;
+  } else if (c.model_type == "gemma3" || c.model_type == "gemma3n") {
+    throwError(ErrorKind::Unsupported, file, "model_type",
+               c.model_type +
+                   " is a multimodal checkpoint; the studio runs Gemma 3's text model "
+                   "(model_type gemma3_text, Gemma3ForCausalLM)");
   } else {
     throwError(ErrorKind::Unsupported, file, "model_type",
                c.model_type +
-                   " is not supported (supported: qwen3, qwen2, llama, mistral, phi3, ttt, "
-                   "sr_ttt; Gemma's architecture is not implemented)");
+                   " is not supported (supported: qwen3, qwen2, llama, mistral, phi3, gemma, "
+                   "gemma2, gemma3_text, ttt, sr_ttt)");
   }
 
   // The sizes are required: transformers always writes them, and its defaults (a 7B model) would
@@ -252,21 +274,32 @@ ModelConfig ModelConfig::fromJson(const nlohmann::json& in, const std::string& f
     configError(file, "rope_parameters",
                 "must be an object or null, got " + describeJson(*rope_parameters));
   }
+  // Per layer type (transformers 5's Gemma 3): the global layers' parameters here, the sliding
+  // layers' in gemma_config.cpp.
+  std::string rope_name = "rope_parameters";
+  if (rope_parameters && rope_parameters->contains("full_attention")) {
+    rope_parameters = &rope_parameters->at("full_attention");
+    rope_name += ".full_attention";
+    if (!rope_parameters->is_object()) {
+      configError(file, rope_name, "must be an object, got " + describeJson(*rope_parameters));
+    }
+  }
   if (const auto theta = f.number("rope_theta")) {
     c.rope_theta = *theta;
   } else if (rope_parameters) {
     c.rope_theta =
-        FieldReader(*rope_parameters, file, "rope_parameters.").number("rope_theta").value_or(10000.0);
+        FieldReader(*rope_parameters, file, rope_name + ".").number("rope_theta").value_or(10000.0);
   }
   if (const json* scaling = f.find("rope_scaling")) {
     c.rope_scaling = parseRopeScaling(*scaling, file, "rope_scaling");
   } else if (rope_parameters) {
     if (rope_parameters->contains("rope_type") || rope_parameters->contains("type")) {
-      c.rope_scaling = parseRopeScaling(*rope_parameters, file, "rope_parameters");
+      c.rope_scaling = parseRopeScaling(*rope_parameters, file, rope_name);
     }
   }
 
-  c.tie_word_embeddings = f.boolean("tie_word_embeddings").value_or(false);
+  c.tie_word_embeddings =
+      f.boolean("tie_word_embeddings").value_or(c.family == ModelFamily::Gemma);
   if (c.family == ModelFamily::Qwen2) {
     // Qwen2's attention always has q/k/v biases and no o_proj bias, whatever the file says.
     c.attention_bias = true;
@@ -281,6 +314,7 @@ ModelConfig ModelConfig::fromJson(const nlohmann::json& in, const std::string& f
   }
   c.qk_norm = c.family == ModelFamily::Qwen3;
   c.hidden_act = f.string("hidden_act").value_or("silu");
+  if (c.family == ModelFamily::Gemma) readGemmaFields(in, f, c);
   // transformers 4.56+ writes `dtype`; earlier versions `torch_dtype`.
   if (const auto dtype = f.string("torch_dtype")) {
     c.torch_dtype = *dtype;
@@ -305,6 +339,12 @@ ModelConfig ModelConfig::fromJson(const nlohmann::json& in, const std::string& f
   }
   if (f.boolean("mlp_bias").value_or(false)) {
     throwError(ErrorKind::Unsupported, file, "mlp_bias", "MLP biases are not supported");
+  }
+  // Gemma's layer_types say which layers slide (readGemmaFields).
+  if (c.family == ModelFamily::Gemma) {
+    c.layer_mixers.assign(static_cast<std::size_t>(c.num_hidden_layers), MixerKind::Attention);
+    c.validate(file);
+    return c;
   }
   if (const json* layer_types = f.find("layer_types")) {
     if (!layer_types->is_array()) {
@@ -373,9 +413,17 @@ void ModelConfig::validate(const std::string& file) const {
   if (s.type == RopeScaling::Type::Yarn && !(s.beta_fast > 0 && s.beta_slow > 0)) {
     configError(file, "rope_scaling.beta_fast", "beta_fast and beta_slow must be positive");
   }
-  if (hidden_act != "silu" && hidden_act != "swish") {
+  if (family == ModelFamily::Gemma) {
+    validateGemma(*this, file);
+  } else if (hidden_act != "silu" && hidden_act != "swish") {
     throwError(ErrorKind::Unsupported, file, "hidden_act",
                hidden_act + " is not supported (only silu)");
+  }
+  if (!sliding_layers.empty() &&
+      static_cast<std::int64_t>(sliding_layers.size()) != num_hidden_layers) {
+    configError(file, "layer_types",
+                "lists " + std::to_string(sliding_layers.size()) +
+                    " layers, num_hidden_layers is " + std::to_string(num_hidden_layers));
   }
   if (torch_dtype != "float32" && torch_dtype != "float16" && torch_dtype != "bfloat16") {
     configError(file, "torch_dtype",
@@ -408,6 +456,7 @@ nlohmann::json ModelConfig::toJson() const {
                                : family == ModelFamily::Qwen2 ? "Qwen2ForCausalLM"
                                : model_type == "mistral"      ? "MistralForCausalLM"
                                : model_type == "phi3"         ? "Phi3ForCausalLM"
+                               : family == ModelFamily::Gemma ? gemmaArchitecture(model_type)
                                                               : "LlamaForCausalLM";
     out["architectures"] = json::array({architecture});
   }
@@ -429,7 +478,11 @@ nlohmann::json ModelConfig::toJson() const {
   } else {
     out["attention_bias"] = attention_bias;
   }
-  out["hidden_act"] = hidden_act;
+  if (family == ModelFamily::Gemma) {
+    writeGemmaFields(out, *this);
+  } else {
+    out["hidden_act"] = hidden_act;
+  }
   out["torch_dtype"] = torch_dtype;
   writeSpecialTokenIds(out, eos_token_ids, bos_token_id);
   return out;
@@ -447,6 +500,10 @@ std::map<std::string, std::vector<std::int64_t>> ModelConfig::expectedTensorShap
     const std::string layer = "model.layers." + std::to_string(i) + ".";
     shapes[layer + "input_layernorm.weight"] = {H};
     shapes[layer + "post_attention_layernorm.weight"] = {H};
+    if (sandwich_norms) {
+      shapes[layer + "pre_feedforward_layernorm.weight"] = {H};
+      shapes[layer + "post_feedforward_layernorm.weight"] = {H};
+    }
     if (fused_projections) {
       shapes[layer + "self_attn.qkv_proj.weight"] = {q + 2 * kv, H};
     } else {

@@ -10,7 +10,7 @@
 
 namespace studio::model {
 
-enum class ModelFamily { Qwen3, Qwen2, Llama, Ttt, SrTtt };
+enum class ModelFamily { Qwen3, Qwen2, Llama, Gemma, Ttt, SrTtt };
 
 const char* modelFamilyName(ModelFamily family);
 
@@ -105,11 +105,28 @@ struct ModelConfig {
   // phi3: q, k and v stored as one self_attn.qkv_proj and gate and up as one mlp.gate_up_proj
   // (fused_projections.h); the modules keep them apart.
   bool fused_projections = false;
-  // mistral, phi3: Hugging Face masks keys more than sliding_window positions back (0: no window).
-  // The studio runs such a model exactly while every position is inside the window and refuses
-  // longer contexts (CausalLMImpl::forward); sliding-window attention itself is not implemented.
+  // Sliding-window attention (mistral, phi3, gemma2, gemma3_text): query i of a sliding layer
+  // sees keys j with i − sliding_window < j ≤ i, as transformers' mask does (0: no window).
   std::int64_t sliding_window = 0;
-  std::string hidden_act = "silu";
+  // Which layers slide (gemma2, gemma3_text: layer_types or the pattern); empty: every layer
+  // when sliding_window > 0 (mistral, phi3).
+  std::vector<bool> sliding_layers;
+  // The sliding layers' RoPE base, without rope_scaling (gemma3_text: rope_local_base_freq); 0:
+  // they rotate as the other layers do.
+  double local_rope_theta = 0;
+  // Gemma (gemma_config.cpp): RMSNorm scales by (1 + weight) in float32; the embeddings are
+  // multiplied by √hidden_size rounded to their dtype; gemma2 and gemma3_text normalise the
+  // mixer's output (post_attention_layernorm) and wrap the MLP in pre_feedforward_layernorm and
+  // post_feedforward_layernorm.
+  bool unit_offset_norms = false;
+  bool scaled_embeddings = false;
+  bool sandwich_norms = false;
+  // The attention scale is query_pre_attn_scalar^−½ (gemma2, gemma3_text); 0: head_dim^−½.
+  double query_pre_attn_scalar = 0;
+  // Soft-capping c·tanh(x / c) of the attention scores and of the logits (gemma2); 0: none.
+  double attn_logit_softcapping = 0;
+  double final_logit_softcapping = 0;
+  std::string hidden_act = "silu";  // the gated MLP's: silu; gelu_pytorch_tanh or gelu (gemma)
   std::string torch_dtype = "float32";
 
   // One per layer: Attention for every layer of qwen3/qwen2/llama; for ttt, the TTT layer type
@@ -153,6 +170,10 @@ struct ModelConfig {
   // Layers whose mixer is attention (the probes and qTTT work on them).
   int attentionLayerCount() const;
   bool allAttention() const { return attentionLayerCount() == num_hidden_layers; }
+  // How many positions back layer `layer`'s queries see (sliding_window), or 0: every earlier key.
+  std::int64_t attentionWindow(int layer) const;
+  // The scale of the attention scores: query_pre_attn_scalar^−½, else head_dim^−½.
+  double attentionScale() const;
 };
 
 }  // namespace studio::model

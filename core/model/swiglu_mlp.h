@@ -1,7 +1,10 @@
 #pragma once
-// The SwiGLU feed-forward block of Qwen and Llama: down(silu(gate(x)) * up(x)).
+// The gated feed-forward block: down(act(gate(x)) * up(x)); act is silu (SwiGLU: Qwen, Llama) or
+// GELU (GeGLU: Gemma, tanh-approximated as gelu_pytorch_tanh, or exact as gelu).
 
 #include <torch/torch.h>
+
+#include <string>
 
 #include "core/model/layers_basic.h"
 
@@ -15,13 +18,21 @@ struct SwiGluNames {
   const char* down = "down_proj";
 };
 
+enum class GateActivation { Silu, GeluTanh, Gelu };
+
+// config.json's hidden_act / hidden_activation: silu or swish, gelu_pytorch_tanh, gelu.
+GateActivation gateActivation(const std::string& name);
+
 class SwiGluMlpImpl : public torch::nn::Module {
  public:
   SwiGluMlpImpl(std::int64_t hidden, std::int64_t intermediate, const torch::TensorOptions& options,
-                const SwiGluNames& names = {});
+                const SwiGluNames& names = {}, GateActivation activation = GateActivation::Silu);
   torch::Tensor forward(const torch::Tensor& x);  // [B, T, hidden] -> [B, T, hidden]
 
   Linear gate_proj{nullptr}, up_proj{nullptr}, down_proj{nullptr};
+
+ private:
+  GateActivation m_activation;
 };
 TORCH_MODULE(SwiGluMlp);
 

@@ -16,8 +16,8 @@ std::vector<Tensor> keySegments(const model::ModelState& state, int layer) {
   return keys;
 }
 
-double scaleOf(const model::CausalLMImpl& lm) {
-  return 1.0 / std::sqrt(static_cast<double>(lm.config().head_dim));
+const model::ScoreRule& ruleOf(const model::CausalLMImpl& lm, int layer) {
+  return lm.attention(layer)->scoreRule();
 }
 
 // `layers`: the model layer of each entry of per_layer (the attention layers).
@@ -81,7 +81,7 @@ ProbeResult measureCapture(const model::CausalLMImpl& lm, const model::ModelStat
       throwError(ErrorKind::Internal, "", "probe", "the forward pass captured no query");
     }
     per_layer.push_back(queryStats(capture.queries(l)[0], capture.queryLse(l)[0],
-                                   keySegments(state, l), positions, targets, scaleOf(lm),
+                                   keySegments(state, l), positions, targets, ruleOf(lm, l),
                                    options));
   }
   return assemble(std::move(per_layer), layers, options);
@@ -133,13 +133,15 @@ Tensor AttentionProbe::layerWeights(const model::ForwardCapture& capture, int la
   auto k = k_all[0].narrow(1, keys.start, keys.size());  // [Hkv, nk, D]
   const auto Hkv = k.size(0);
   const auto type = at::promote_types(k.scalar_type(), torch::kFloat32);
+  const model::ScoreRule& rule = ruleOf(m_lm, layer);
   auto z = torch::matmul(q.to(type).reshape({Hkv, (Hq / Hkv) * n, D}), k.to(type).transpose(1, 2))
-               .view({Hq, n, keys.size()}) * scaleOf(m_lm);
+               .view({Hq, n, keys.size()}) * rule.scale;
+  model::softCapScores(z, rule.softcap);
   auto weights = (z - lse.to(type).unsqueeze(-1)).exp();
   auto key_positions = torch::arange(keys.start, keys.end, torch::kInt64).to(weights.device());
   auto query_positions = torch::tensor(positions, torch::kInt64).to(weights.device());
-  auto hidden = key_positions.unsqueeze(0) > query_positions.unsqueeze(1);  // [n, nk]
-  return weights.masked_fill(hidden, 0.0).to(torch::kCPU, torch::kFloat32);
+  auto visible = model::visibleKeyMask(query_positions, key_positions, rule.window);  // [n, nk]
+  return weights.masked_fill(visible.logical_not(), 0.0).to(torch::kCPU, torch::kFloat32);
 }
 
 Tensor AttentionProbe::window(int layer, int head, Span queries, Span keys) const {

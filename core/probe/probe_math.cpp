@@ -28,7 +28,7 @@ Tensor targetMask(const std::vector<Span>& targets, std::int64_t keys) {
 // The sums on the CPU from the full rows of logits, [Hq, n, S] in float64.
 QuerySums sumsOnHost(const Tensor& q_in, const Tensor& lse, const std::vector<Tensor>& key_segments,
                      const std::vector<std::int64_t>& positions, const std::vector<Span>& targets,
-                     double scale, const ProbeOptions& options) {
+                     const model::ScoreRule& rule, const ProbeOptions& options) {
   const auto Hq = q_in.size(0), n = q_in.size(1), D = q_in.size(2);
   // The logits are computed where the keys are, in at least float32, and then analysed in
   // float64 on the CPU: a row per query and head is small, and the margins of long contexts are
@@ -43,12 +43,13 @@ QuerySums sumsOnHost(const Tensor& q_in, const Tensor& lse, const std::vector<Te
                         .view({Hq, n, -1})
                         .to(torch::kCPU, torch::kFloat64));
   }
-  auto z = (parts.size() == 1 ? parts.front() : torch::cat(parts, 2)) * scale;  // [Hq, n, S]
+  auto z = (parts.size() == 1 ? parts.front() : torch::cat(parts, 2)) * rule.scale;  // [Hq, n, S]
+  model::softCapScores(z, rule.softcap);
   const auto S = z.size(2);
   auto is_target = targetMask(targets, S);
   auto key_positions = torch::arange(S, torch::kInt64);
   auto pos = torch::tensor(positions, torch::kInt64);
-  auto visible = key_positions.unsqueeze(0) <= pos.unsqueeze(1);                // [n, S]
+  auto visible = model::visibleKeyMask(pos, key_positions, rule.window);       // [n, S]
   auto target_visible = visible.logical_and(is_target.unsqueeze(0));            // [n, S]
   auto other_visible = visible.logical_and(is_target.logical_not().unsqueeze(0));
 
@@ -121,16 +122,20 @@ std::vector<std::vector<QueryStats>> statsFromSums(const QuerySums& sums, const 
 std::vector<std::vector<QueryStats>> queryStats(const Tensor& q_in, const Tensor& lse_in,
                                                 const std::vector<Tensor>& key_segments,
                                                 const std::vector<std::int64_t>& positions,
-                                                const std::vector<Span>& targets, double scale,
+                                                const std::vector<Span>& targets,
+                                                const model::ScoreRule& rule,
                                                 const ProbeOptions& options) {
   torch::NoGradGuard no_grad;
   if (static_cast<std::int64_t>(positions.size()) != q_in.size(1)) {
     throwError(ErrorKind::Internal, "", "probe", "one position per query is required");
   }
   auto lse = lse_in.to(torch::kCPU, torch::kFloat64);
-  std::optional<QuerySums> sums =
-      probeSumsOnDevice(q_in, lse, key_segments, positions, targets, scale, options);
-  if (!sums) sums = sumsOnHost(q_in, lse, key_segments, positions, targets, scale, options);
+  // The probe kernel computes plain scores: a window or soft-capping takes the full rows.
+  std::optional<QuerySums> sums;
+  if (rule.plain()) {
+    sums = probeSumsOnDevice(q_in, lse, key_segments, positions, targets, rule.scale, options);
+  }
+  if (!sums) sums = sumsOnHost(q_in, lse, key_segments, positions, targets, rule, options);
   return statsFromSums(*sums, lse, positions, options);
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/common/span.h"
+#include "core/model/attention_kernel.h"
 #include "core/probe/probe_bounds.h"
 #include "core/probe/probe_result.h"
 
@@ -25,13 +26,16 @@ struct QuerySums {
 
 // q: [Hq, n, D] post-RoPE queries; lse: [Hq, n] their log-sum-exp as the attention computed it;
 // key_segments: the layer's keys in position order, each [Hkv, len, D]; positions: the n query
-// positions; targets: token ranges (half-open) of the target set; scale: 1/√d_k.
-// Returns per query head h (index h) the statistics of each query, in the order given. Keys on
-// CUDA go through the probe kernel where this build has it; everything else through full rows.
+// positions; targets: token ranges (half-open) of the target set; rule: the layer's scale (1/√d_k),
+// window and soft-capping (the logits z are the attention's scores, and keys outside a window are
+// not visible). Returns per query head h (index h) the statistics of each query, in the order
+// given. Keys on CUDA under a plain rule go through the probe kernel where this build has it;
+// everything else through full rows.
 std::vector<std::vector<QueryStats>> queryStats(const torch::Tensor& q, const torch::Tensor& lse,
                                                 const std::vector<torch::Tensor>& key_segments,
                                                 const std::vector<std::int64_t>& positions,
-                                                const std::vector<Span>& targets, double scale,
+                                                const std::vector<Span>& targets,
+                                                const model::ScoreRule& rule,
                                                 const ProbeOptions& options);
 
 }  // namespace studio::probe

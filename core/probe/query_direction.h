@@ -19,14 +19,18 @@ namespace studio::probe {
 // Per query head, cos(q_after − q_before, k_{j*} − μ) with μ and j* (the target key of the highest
 // logit) taken under q_before. q_before, q_after: [Hq, D] as attention reads them (after RoPE);
 // keys: [Hkv, T, D], the keys the query reads (query head h reads KV head h / (Hq / Hkv));
-// targets: key positions in [0, T); scale: the logits' 1/√d_k. Returns [Hq] float64, 0 for a
-// head whose query did not move. Throws Argument for mismatched shapes or no target in [0, T).
+// targets: key positions in [0, T); rule: the logits' scale (1/√d_k) and soft-capping (its
+// window is the caller's: `keys` are the visible ones). Under soft-capping z = c·tanh(s/c), the
+// gradient of z_l is z'_l·k_l with z'_l = 1 − tanh²(s_l/c), so the direction is z'_{j*}·k_{j*} −
+// Σ_l α_l z'_l k_l. Returns [Hq] float64, 0 for a head whose query did not move. Throws Argument
+// for mismatched shapes or no target in [0, T).
 torch::Tensor queryDirectionCosines(const torch::Tensor& q_before, const torch::Tensor& q_after,
                                     const torch::Tensor& keys, const std::vector<Span>& targets,
-                                    double scale);
+                                    const model::ScoreRule& rule);
 
-// One entry per attention layer of `lm`: the mean over heads of queryDirectionCosines for the
-// single query both captures recorded at `position`, over the keys of `state` up to it.
+// One entry per attention layer of `lm` that sees a target from `position`: the mean over heads
+// of queryDirectionCosines for the single query both captures recorded there, over the keys of
+// `state` it sees (up to it, within a sliding layer's window).
 std::vector<double> layerQueryDirections(const model::CausalLMImpl& lm,
                                          const model::ModelState& state,
                                          const model::ForwardCapture& before,

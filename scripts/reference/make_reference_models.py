@@ -3,9 +3,11 @@
 
 An independent check of the engine's forward pass: this script writes safetensors files by hand
 (not with the studio's writer) and computes logits with a plain float64 NumPy transcription of
-Hugging Face transformers' Qwen3, Qwen2, Llama, Mistral and Phi-3 modelling code (RMSNorm,
-rotate-half RoPE with the linear, llama3 and yarn scalings, GQA via repeat_kv, Qwen3's q/k norm,
-SwiGLU, Mistral's sliding-window mask, Phi-3's fused qkv_proj and gate_up_proj). The C++ tests
+Hugging Face transformers' Qwen3, Qwen2, Llama, Mistral, Phi-3 and Gemma 1/2/3 modelling code
+(RMSNorm, rotate-half RoPE with the linear, llama3 and yarn scalings, GQA via repeat_kv, Qwen3's
+q/k norm, SwiGLU, Mistral's sliding-window mask, Phi-3's fused qkv_proj and gate_up_proj; Gemma's
+(1 + w) norms, GeGLU, embedding scale, sandwich norms, query_pre_attn_scalar, soft-capping, local
+and global layers with their own RoPE bases). The C++ tests
 load the folders through the engine and compare their logits with reference.json.
 
 Run with Debian's python3 and python3-numpy:  /usr/bin/python3 scripts/reference/make_reference_models.py
@@ -67,6 +69,36 @@ def write_safetensors(path, tensors, dtype):
 def rms_norm(x, w, eps):
     var = np.mean(x * x, axis=-1, keepdims=True)
     return w * (x / np.sqrt(var + eps))
+
+
+def is_gemma(cfg):
+    return cfg["model_type"] in ("gemma", "gemma2", "gemma3_text")
+
+
+def norm(cfg, x, w, eps):
+    """Gemma's RMSNorm scales by (1 + w); the others by w."""
+    return rms_norm(x, 1 + w if is_gemma(cfg) else w, eps)
+
+
+def gelu_tanh(x):
+    return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
+
+
+def sliding_layers(cfg):
+    """Which layers see only the last sliding_window keys (transformers' layer_types)."""
+    L = cfg["num_hidden_layers"]
+    if "layer_types" in cfg:
+        return [t == "sliding_attention" for t in cfg["layer_types"]]
+    if cfg["model_type"] == "gemma2":
+        return [i % 2 == 0 for i in range(L)]
+    if cfg["model_type"] == "gemma3_text":
+        pattern = cfg.get("sliding_window_pattern", 6)
+        return [(i + 1) % pattern != 0 for i in range(L)]
+    return [bool(cfg.get("sliding_window")) and cfg["model_type"] in ("mistral", "phi3")] * L
+
+
+def softcap(x, cap):
+    return x if not cap else cap * np.tanh(x / cap)
 
 
 def head_dim_of(cfg):
@@ -157,14 +189,26 @@ def forward(cfg, w, ids):
     KV = cfg["num_key_value_heads"]
     D = head_dim_of(cfg)
     eps = cfg["rms_norm_eps"]
-    qk_norm = cfg["model_type"] == "qwen3"
+    gemma = is_gemma(cfg)
+    sandwich = cfg["model_type"] in ("gemma2", "gemma3_text")
+    qk_norm = cfg["model_type"] in ("qwen3", "gemma3_text")
     bias = cfg["model_type"] == "qwen2" or cfg.get("attention_bias", False)
     inv, attention_factor = inv_freq_of(cfg)
+    if cfg["model_type"] == "gemma3_text":
+        # The sliding layers rotate with rope_local_base_freq and no scaling.
+        local_inv, local_factor = inv_freq_of(dict(cfg, rope_theta=cfg["rope_local_base_freq"],
+                                                   rope_scaling=None))
+    else:
+        local_inv, local_factor = inv, attention_factor
+    scale = cfg.get("query_pre_attn_scalar", D) ** -0.5 if sandwich else 1 / math.sqrt(D)
+    sliding = sliding_layers(cfg)
     positions = np.arange(T)
     x = w["model.embed_tokens.weight"][ids]
+    if gemma:
+        x = x * math.sqrt(cfg["hidden_size"])  # float32 weights: √hidden rounds to float32 only
     for layer in range(cfg["num_hidden_layers"]):
         p = f"model.layers.{layer}."
-        h = rms_norm(x, w[p + "input_layernorm.weight"], eps)
+        h = norm(cfg, x, w[p + "input_layernorm.weight"], eps)
         q = h @ w[p + "self_attn.q_proj.weight"].T
         k = h @ w[p + "self_attn.k_proj.weight"].T
         v = h @ w[p + "self_attn.v_proj.weight"].T
@@ -176,34 +220,42 @@ def forward(cfg, w, ids):
         k = k.reshape(T, KV, D)
         v = v.reshape(T, KV, D)
         if qk_norm:
-            q = rms_norm(q, w[p + "self_attn.q_norm.weight"], eps)
-            k = rms_norm(k, w[p + "self_attn.k_norm.weight"], eps)
-        q = rope(q.transpose(1, 0, 2), positions, inv, attention_factor)
-        k = rope(k.transpose(1, 0, 2), positions, inv, attention_factor)
+            q = norm(cfg, q, w[p + "self_attn.q_norm.weight"], eps)
+            k = norm(cfg, k, w[p + "self_attn.k_norm.weight"], eps)
+        layer_inv, layer_factor = (local_inv, local_factor) if sliding[layer] else (inv, attention_factor)
+        q = rope(q.transpose(1, 0, 2), positions, layer_inv, layer_factor)
+        k = rope(k.transpose(1, 0, 2), positions, layer_inv, layer_factor)
         v = v.transpose(1, 0, 2)
         groups = H // KV
         k = np.repeat(k, groups, axis=0)  # repeat_kv
         v = np.repeat(v, groups, axis=0)
-        scores = q @ k.transpose(0, 2, 1) / math.sqrt(D)
+        scores = softcap(q @ k.transpose(0, 2, 1) * scale, cfg.get("attn_logit_softcapping"))
         mask = np.triu(np.ones((T, T), dtype=bool), 1)
-        window = cfg.get("sliding_window")
-        if cfg["model_type"] in ("mistral", "phi3") and window:
+        if sliding[layer]:
             # transformers' sliding-window mask: query i sees key j when i - window < j <= i
-            mask |= np.tril(np.ones((T, T), dtype=bool), -window)
+            mask |= np.tril(np.ones((T, T), dtype=bool), -cfg["sliding_window"])
         scores = np.where(mask[None], -np.inf, scores)
         scores = scores - scores.max(-1, keepdims=True)
         probs = np.exp(scores)
         probs = probs / probs.sum(-1, keepdims=True)
         attn = (probs @ v).transpose(1, 0, 2).reshape(T, H * D)
-        x = x + attn @ w[p + "self_attn.o_proj.weight"].T
-        h = rms_norm(x, w[p + "post_attention_layernorm.weight"], eps)
+        attn = attn @ w[p + "self_attn.o_proj.weight"].T
+        if sandwich:
+            attn = norm(cfg, attn, w[p + "post_attention_layernorm.weight"], eps)
+            h = norm(cfg, x + attn, w[p + "pre_feedforward_layernorm.weight"], eps)
+        else:
+            h = norm(cfg, x + attn, w[p + "post_attention_layernorm.weight"], eps)
+        x = x + attn
         gate = h @ w[p + "mlp.gate_proj.weight"].T
         up = h @ w[p + "mlp.up_proj.weight"].T
-        act = gate / (1 + np.exp(-gate))
-        x = x + (act * up) @ w[p + "mlp.down_proj.weight"].T
-    x = rms_norm(x, w["model.norm.weight"], eps)
+        act = gelu_tanh(gate) if gemma else gate / (1 + np.exp(-gate))
+        mlp = (act * up) @ w[p + "mlp.down_proj.weight"].T
+        if sandwich:
+            mlp = norm(cfg, mlp, w[p + "post_feedforward_layernorm.weight"], eps)
+        x = x + mlp
+    x = norm(cfg, x, w["model.norm.weight"], eps)
     head = w["model.embed_tokens.weight"] if cfg["tie_word_embeddings"] else w["lm_head.weight"]
-    return x @ head.T
+    return softcap(x @ head.T, cfg.get("final_logit_softcapping"))
 
 
 # --- the models --------------------------------------------------------------------------------
@@ -217,6 +269,9 @@ def make_weights(cfg, rng):
         p = f"model.layers.{layer}."
         w[p + "input_layernorm.weight"] = 1 + rng.normal(0, 0.1, Hd)
         w[p + "post_attention_layernorm.weight"] = 1 + rng.normal(0, 0.1, Hd)
+        if cfg["model_type"] in ("gemma2", "gemma3_text"):
+            w[p + "pre_feedforward_layernorm.weight"] = rng.normal(0, 0.3, Hd)
+            w[p + "post_feedforward_layernorm.weight"] = rng.normal(0, 0.3, Hd)
         w[p + "self_attn.q_proj.weight"] = rng.normal(0, 0.3, (H * D, Hd))
         w[p + "self_attn.k_proj.weight"] = rng.normal(0, 0.3, (KV * D, Hd))
         w[p + "self_attn.v_proj.weight"] = rng.normal(0, 0.3, (KV * D, Hd))
@@ -225,7 +280,7 @@ def make_weights(cfg, rng):
             w[p + "self_attn.q_proj.bias"] = rng.normal(0, 0.1, H * D)
             w[p + "self_attn.k_proj.bias"] = rng.normal(0, 0.1, KV * D)
             w[p + "self_attn.v_proj.bias"] = rng.normal(0, 0.1, KV * D)
-        if cfg["model_type"] == "qwen3":
+        if cfg["model_type"] in ("qwen3", "gemma3_text"):
             w[p + "self_attn.q_norm.weight"] = 1 + rng.normal(0, 0.1, D)
             w[p + "self_attn.k_norm.weight"] = 1 + rng.normal(0, 0.1, D)
         w[p + "mlp.gate_proj.weight"] = rng.normal(0, 0.3, (I, Hd))
@@ -286,6 +341,27 @@ MODELS = {
     "phi3-tiny": dict(BASE, model_type="phi3", architectures=["Phi3ForCausalLM"],
                       tie_word_embeddings=False, rms_norm_eps=1e-5, sliding_window=48,
                       partial_rotary_factor=1.0),
+    # Gemma: (1 + w) norms, GeGLU (hidden_activation), √hidden embedding scale, tied embeddings,
+    # head_dim·heads ≠ hidden.
+    "gemma-tiny": dict(BASE, model_type="gemma", architectures=["GemmaForCausalLM"],
+                       head_dim=12, hidden_act="gelu", hidden_activation="gelu_pytorch_tanh",
+                       tie_word_embeddings=True),
+    # Gemma 2: sandwich norms, query_pre_attn_scalar, soft-capped scores (small caps so that they
+    # bite) and logits, and a window of 7 on the even layers of the 40 tokens read.
+    "gemma2-tiny": dict(BASE, model_type="gemma2", architectures=["Gemma2ForCausalLM"],
+                        num_hidden_layers=3, hidden_activation="gelu_pytorch_tanh",
+                        tie_word_embeddings=True, query_pre_attn_scalar=16,
+                        attn_logit_softcapping=2.0, final_logit_softcapping=15.0,
+                        sliding_window=7),
+    # Gemma 3: q/k norms, sliding layers with their own RoPE base and the global ones with linear
+    # scaling, a pattern of 3 (layers 0, 1 slide; 2 is global; 3 slides).
+    "gemma3-tiny": dict(BASE, model_type="gemma3_text", architectures=["Gemma3ForCausalLM"],
+                        num_hidden_layers=4, hidden_activation="gelu_pytorch_tanh",
+                        tie_word_embeddings=True, query_pre_attn_scalar=8, sliding_window=9,
+                        sliding_window_pattern=3, rope_theta=1000000.0,
+                        rope_local_base_freq=10000.0, attn_logit_softcapping=None,
+                        final_logit_softcapping=None,
+                        rope_scaling={"rope_type": "linear", "factor": 8.0}),
 }
 
 

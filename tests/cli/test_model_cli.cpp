@@ -37,6 +37,16 @@ TEST_CASE("cli inspect prints the architecture; broken folders exit 2 naming the
   CHECK(info["dtype"] == "f32");
   CHECK(info["generation"].is_null());  // no generation_config.json: decoding=model is greedy
   CHECK(info["sliding_window"].is_null());
+  CHECK(info["attention_windows"] == json::array({0, 0}));
+
+  run = runCli("inspect --model '" + fixture("gemma2-tiny") + "'");
+  REQUIRE(run.exit_code == 0);
+  const json gemma = json::parse(run.out);
+  CHECK(gemma["family"] == "gemma");
+  CHECK(gemma["attention_windows"] == json::array({7, 0, 7}));
+  CHECK(gemma["attn_logit_softcapping"] == 2.0);
+  CHECK(gemma["attention_scale"] == 0.25);
+  CHECK(gemma["sandwich_norms"] == true);
 
   run = runCli("inspect --model /nonexistent/model");
   CHECK(run.exit_code == 2);
@@ -45,12 +55,14 @@ TEST_CASE("cli inspect prints the architecture; broken folders exit 2 naming the
 }
 
 TEST_CASE("cli forward prints the reference logits of every position", "[cli]") {
-  std::ifstream file(fixture("qwen3-tiny") + "/reference.json");
+  const auto name = GENERATE(as<std::string>{}, "qwen3-tiny", "gemma2-tiny");
+  INFO(name);
+  std::ifstream file(fixture(name) + "/reference.json");
   const json reference = json::parse(file);
   std::string ids;
   for (const auto& id : reference["ids"]) ids += (ids.empty() ? "" : ",") + std::to_string(id.get<int>());
   const auto run =
-      runCli("forward --model '" + fixture("qwen3-tiny") + "' --ids " + ids + " --positions all --json");
+      runCli("forward --model '" + fixture(name) + "' --ids " + ids + " --positions all --json");
   REQUIRE(run.exit_code == 0);
   const json out = json::parse(run.out);
   REQUIRE(out["logits"].size() == reference["logits"].size());
@@ -64,7 +76,7 @@ TEST_CASE("cli forward prints the reference logits of every position", "[cli]") 
   }
   CHECK(worst < 1e-4);
   // The last position by default.
-  const auto last = runCli("forward --model '" + fixture("qwen3-tiny") + "' --ids " + ids + " --json");
+  const auto last = runCli("forward --model '" + fixture(name) + "' --ids " + ids + " --json");
   REQUIRE(last.exit_code == 0);
   CHECK(json::parse(last.out)["logits"].size() == 1);
   CHECK(json::parse(last.out)["logits"][0]["pos"] == reference["ids"].size() - 1);

@@ -15,6 +15,7 @@
 #include "methods_test_helpers.h"
 #include "plugins/builtin_plugins.h"
 #include "plugins/method_qttt/query_adapter.h"
+#include "support/test_paths.h"
 
 using namespace studio;
 using methods_test::CollectingSink;
@@ -50,6 +51,45 @@ struct PrefilledTinyModel {
   const std::vector<std::int64_t> ids;
   model::ModelState cache;
 };
+
+// The span loss's gradient in each layer's W_Q against central differences, along the gradient
+// (and a random direction), each of unit norm.
+void checkSpanGradient(model::CausalLMImpl& lm, model::ModelState& cache,
+                       const std::vector<std::int64_t>& ids, std::int64_t start, std::int64_t k,
+                       bool random_direction) {
+  plugins::QueryAdapter adapter(lm, {});
+  std::vector<torch::Tensor> grads;
+  {
+    torch::AutoGradMode grad(true);
+    adapter.spanLoss(cache, ids, start, k).backward();
+    for (const auto& master : adapter.masters()) grads.push_back(master.grad().clone());
+  }
+  REQUIRE(static_cast<int>(grads.size()) == lm.config().attentionLayerCount());
+  torch::manual_seed(5);
+  for (std::size_t layer = 0; layer < adapter.masters().size(); ++layer) {
+    torch::Tensor master = adapter.masters()[layer];
+    std::vector<torch::Tensor> directions = {grads[layer].clone()};
+    if (random_direction) directions.push_back(torch::randn_like(master));
+    for (torch::Tensor direction : directions) {
+      direction /= direction.norm();
+      const double analytic = (grads[layer] * direction).sum().item<double>();
+      const double eps = 1e-2;
+      double plus, minus;
+      {
+        torch::NoGradGuard no_grad;
+        master.add_(direction, eps);
+        plus = adapter.spanLoss(cache, ids, start, k).item<double>();
+        master.add_(direction, -2 * eps);
+        minus = adapter.spanLoss(cache, ids, start, k).item<double>();
+        master.add_(direction, eps);
+      }
+      const double numeric = (plus - minus) / (2 * eps);
+      INFO("layer " << layer << " analytic " << analytic << " numeric " << numeric);
+      CHECK(numeric == Approx(analytic).epsilon(0.03).margin(2e-4));
+    }
+    CHECK(grads[layer].norm().item<double>() > 1e-3);
+  }
+}
 
 }  // namespace
 
@@ -146,42 +186,20 @@ TEST_CASE("before any update the span path over the frozen cache matches a full 
 TEST_CASE("the span loss's gradient with respect to W_Q matches finite differences",
           "[methods][qttt]") {
   PrefilledTinyModel tiny("qttt-gradient", 11, 8.0);
-  model::CausalLMImpl& lm = tiny.lm;
-  const auto& ids = tiny.ids;
-  model::ModelState& cache = tiny.cache;
-  plugins::QueryAdapter adapter(lm, {});
-  const std::int64_t start = 7, k = 20;
+  checkSpanGradient(tiny.lm, tiny.cache, tiny.ids, 7, 20, /*random_direction=*/true);
+}
 
-  std::vector<torch::Tensor> grads;
-  {
-    torch::AutoGradMode grad(true);
-    auto loss = adapter.spanLoss(cache, ids, start, k);
-    loss.backward();
-    for (const auto& master : adapter.masters()) grads.push_back(master.grad().clone());
-  }
-  torch::manual_seed(5);
-  for (std::size_t layer = 0; layer < adapter.masters().size(); ++layer) {
-    torch::Tensor master = adapter.masters()[layer];
-    // Along the gradient and along a random direction, both of unit norm.
-    for (torch::Tensor direction : {grads[layer].clone(), torch::randn_like(master)}) {
-      direction /= direction.norm();
-      const double analytic = (grads[layer] * direction).sum().item<double>();
-      const double eps = 1e-2;
-      double plus, minus;
-      {
-        torch::NoGradGuard no_grad;
-        master.add_(direction, eps);
-        plus = adapter.spanLoss(cache, ids, start, k).item<double>();
-        master.add_(direction, -2 * eps);
-        minus = adapter.spanLoss(cache, ids, start, k).item<double>();
-        master.add_(direction, eps);
-      }
-      const double numeric = (plus - minus) / (2 * eps);
-      INFO("layer " << layer << " analytic " << analytic << " numeric " << numeric);
-      CHECK(numeric == Approx(analytic).epsilon(0.03).margin(2e-4));
-    }
-    CHECK(grads[layer].norm().item<double>() > 1e-3);
-  }
+TEST_CASE("on Gemma 2's sliding, soft-capped attention the span gradient matches finite differences",
+          "[methods][qttt]") {
+  // gemma2-tiny: layers 0 and 2 see 7 keys back, scores capped at 2; the span of 12 from 20 reads
+  // the window only, and the backward goes through the cap's slope.
+  const auto loaded =
+      model::loadModel(std::string(test_paths::kFixturesDir) + "/models/gemma2-tiny");
+  std::vector<std::int64_t> ids;
+  for (int i = 0; i < 36; ++i) ids.push_back(3 + (i * 13) % 90);
+  model::ModelState cache(loaded->lm->numLayers());
+  model::prefill(*loaded->lm, cache, ids);
+  checkSpanGradient(*loaded->lm, cache, ids, 20, 12, /*random_direction=*/false);
 }
 
 TEST_CASE("a frozen-cache step and a full-context step share the loss and the last W_Q gradient",

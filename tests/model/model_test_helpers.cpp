@@ -2,6 +2,9 @@
 
 #include <unistd.h>
 
+#include <fstream>
+
+#include "core/common/error.h"
 #include "core/model/checkpoint_writer.h"
 #include "core/model/mixer.h"
 #include "support/test_paths.h"
@@ -10,6 +13,26 @@ namespace studio::model_test {
 
 std::string fixtureModel(const std::string& name) {
   return std::string(studio::test_paths::kFixturesDir) + "/models/" + name;
+}
+
+nlohmann::json fixtureConfig(const std::string& name) {
+  std::ifstream file(fixtureModel(name) + "/config.json");
+  return nlohmann::json::parse(file);
+}
+
+std::vector<std::int64_t> countingIds(std::int64_t n, std::int64_t stride) {
+  std::vector<std::int64_t> ids;
+  for (std::int64_t i = 0; i < n; ++i) ids.push_back(3 + (i * stride) % 90);
+  return ids;
+}
+
+std::string configError(const nlohmann::json& json) {
+  try {
+    model::ModelConfig::fromJson(json);
+  } catch (const Error& error) {
+    return error.what();
+  }
+  return "";
 }
 
 model::ModelConfig tinyQwen3Config(std::int64_t vocab) {

@@ -3,9 +3,12 @@
 
 #include <torch/torch.h>
 
+#include <nlohmann/json.hpp>
+
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/model/model_config.h"
 #include "core/model/model_loader.h"
@@ -19,6 +22,15 @@ using test::TempDir;
 
 // tests/fixtures/models/<name>
 std::string fixtureModel(const std::string& name);
+
+// That fixture's config.json, parsed.
+nlohmann::json fixtureConfig(const std::string& name);
+
+// What ModelConfig::fromJson says of `json` (empty when it accepts it).
+std::string configError(const nlohmann::json& json);
+
+// n token ids 3 + (i · stride) mod 90: inside every fixture's vocabulary of 97.
+std::vector<std::int64_t> countingIds(std::int64_t n, std::int64_t stride = 7);
 
 // A small qwen3 configuration (2 layers, GQA 4/2 heads, head_dim 8 ≠ hidden/heads).
 model::ModelConfig tinyQwen3Config(std::int64_t vocab = 64);

@@ -28,7 +28,75 @@ model::AttentionOutput bruteForce(const torch::Tensor& q, const torch::Tensor& k
   return {torch::matmul(torch::softmax(scores, -1), vv), torch::logsumexp(scores, -1)};
 }
 
+// The same under a sliding window and soft-capping, written out: c·tanh(s/c), then the keys
+// j ≤ p − window hidden as well as the later ones.
+model::AttentionOutput bruteForceRule(const torch::Tensor& q, const torch::Tensor& k,
+                                      const torch::Tensor& v, const torch::Tensor& positions,
+                                      double scale, std::int64_t window, double softcap) {
+  const auto groups = q.size(1) / k.size(1);
+  const torch::Tensor kk = k.repeat_interleave(groups, 1);
+  const torch::Tensor vv = v.repeat_interleave(groups, 1);
+  torch::Tensor scores = torch::matmul(q, kk.transpose(-1, -2)) * scale;  // [B,Hq,Tq,S]
+  scores = softcap * torch::tanh(scores / softcap);
+  const torch::Tensor key_pos = torch::arange(k.size(2), torch::kInt64).unsqueeze(0);  // [1,S]
+  const torch::Tensor query_pos = positions.unsqueeze(1);                             // [Tq,1]
+  const torch::Tensor masked = (key_pos > query_pos).logical_or(key_pos <= query_pos - window);
+  scores = scores.masked_fill(masked, -INFINITY);
+  return {torch::matmul(torch::softmax(scores, -1), vv), torch::logsumexp(scores, -1)};
+}
+
 }  // namespace
+
+TEST_CASE("attention kernel: a sliding window and soft-capping match brute force, with gradients",
+          "[model]") {
+  torch::manual_seed(7);
+  const torch::Tensor q0 = torch::randn({1, 4, 7, 8}, torch::kFloat64) * 2;
+  const torch::Tensor k0 = torch::randn({1, 2, 20, 8}, torch::kFloat64) * 2;
+  const torch::Tensor v0 = torch::randn({1, 2, 20, 8}, torch::kFloat64);
+  const torch::Tensor positions = torch::tensor({0, 2, 3, 9, 10, 16, 19}, torch::kInt64);
+  const torch::Tensor weights = torch::randn({1, 4, 7, 8}, torch::kFloat64);
+  const model::ScoreRule rule(0.35, 4, 1.5);
+  auto run = [&](std::int64_t chunk) {  // chunk 0: brute force
+    torch::Tensor q = q0.clone().requires_grad_(true);
+    torch::Tensor k = k0.clone().requires_grad_(true);
+    torch::Tensor v = v0.clone().requires_grad_(true);
+    const auto out = chunk == 0 ? bruteForceRule(q, k, v, positions, 0.35, 4, 1.5)
+                                : model::causalAttention(q, k, v, positions, rule, chunk);
+    (out.out * weights).sum().backward();
+    return std::vector<torch::Tensor>{out.out.detach(), out.lse.to(torch::kFloat64), q.grad(),
+                                      k.grad(), v.grad()};
+  };
+  const auto expected = run(0);
+  for (const std::int64_t chunk : {std::int64_t{1} << 24, std::int64_t{24}, std::int64_t{1}}) {
+    INFO("chunk " << chunk);
+    const auto got = run(chunk);
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      INFO("output " << i << " (out, lse, dq, dk, dv)");
+      CHECK(torch::allclose(got[i], expected[i], 1e-9, 1e-9));
+    }
+  }
+  // A key out of every query's view gets no gradient: from 16 and 19, the window of 4 sees 13 … 19.
+  const torch::Tensor only_late = positions.index({torch::indexing::Slice(5, 7)});  // 16, 19
+  torch::Tensor k = k0.clone().requires_grad_(true);
+  model::causalAttention(q0.narrow(2, 5, 2), k, v0, only_late, rule).out.sum().backward();
+  CHECK(k.grad().narrow(2, 0, 13).abs().max().item<double>() == 0);  // keys ≤ 12 are out of view
+  CHECK(k.grad().narrow(2, 13, 7).abs().max().item<double>() > 0);
+}
+
+TEST_CASE("attention kernel: forked segments under a window match one cache", "[model]") {
+  torch::manual_seed(8);
+  const torch::Tensor q = torch::randn({1, 4, 3, 8}, torch::kFloat64);
+  const torch::Tensor k = torch::randn({1, 2, 15, 8}, torch::kFloat64);
+  const torch::Tensor v = torch::randn({1, 2, 15, 8}, torch::kFloat64);
+  const torch::Tensor positions = torch::tensor({6, 11, 14}, torch::kInt64);
+  const model::ScoreRule rule(0.4, 5, 3.0);
+  const auto expected = bruteForceRule(q, k, v, positions, 0.4, 5, 3.0);
+  const std::vector<std::pair<torch::Tensor, torch::Tensor>> segments = {
+      {k.narrow(2, 0, 9), v.narrow(2, 0, 9)}, {k.narrow(2, 9, 6), v.narrow(2, 9, 6)}};
+  const auto got = model::causalAttentionSegments(q, segments, positions, rule);
+  CHECK(torch::allclose(got.out, expected.out, 1e-9, 1e-9));
+  CHECK(torch::allclose(got.lse.to(torch::kFloat64), expected.lse, 1e-9, 1e-9));
+}
 
 TEST_CASE("attention kernel: matches brute force with GQA, chunks and arbitrary positions",
           "[model]") {

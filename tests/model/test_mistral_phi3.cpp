@@ -1,7 +1,7 @@
 // Mistral and Phi-3 checkpoints as transformers writes them (their logits against the float64
 // reference are in test_forward.cpp): Phi-3's fused projections split at load and fused again when
-// written, the sliding window run exactly inside it and refused past it, and what the studio does
-// not run refused by name.
+// written, the sliding window run past its length, and what the studio does not run refused by
+// name.
 
 #include <catch2/catch.hpp>
 
@@ -18,32 +18,11 @@
 #include "model_test_helpers.h"
 
 using namespace studio;
+using model_test::configError;
+using model_test::countingIds;
+using model_test::fixtureConfig;
 using model_test::fixtureModel;
 using model_test::TempDir;
-
-namespace {
-
-nlohmann::json fixtureConfig(const std::string& name) {
-  std::ifstream file(std::filesystem::path(fixtureModel(name)) / "config.json");
-  return nlohmann::json::parse(file);
-}
-
-std::string configError(const nlohmann::json& json) {
-  try {
-    model::ModelConfig::fromJson(json);
-  } catch (const Error& error) {
-    return error.what();
-  }
-  return "";
-}
-
-std::vector<std::int64_t> countingIds(std::int64_t n) {
-  std::vector<std::int64_t> ids;
-  for (std::int64_t i = 0; i < n; ++i) ids.push_back(3 + (i * 7) % 90);
-  return ids;
-}
-
-}  // namespace
 
 TEST_CASE("phi3: the fused projections load split and are written fused again", "[model]") {
   const model::Checkpoint checkpoint = model::loadCheckpoint(fixtureModel("phi3-tiny"));
@@ -98,32 +77,56 @@ TEST_CASE("phi3: a fused projection of the wrong size is named", "[model]") {
   }
 }
 
-TEST_CASE("mistral and phi3: exact inside the sliding window, refused past it", "[model]") {
+TEST_CASE("mistral and phi3: past the sliding window, cached paths give the full forward's logits",
+          "[model]") {
   for (const auto& [name, window] : {std::pair<std::string, std::int64_t>{"mistral-tiny", 64},
                                      std::pair<std::string, std::int64_t>{"phi3-tiny", 48}}) {
     INFO(name);
     const auto loaded = model::loadModel(fixtureModel(name));
     CHECK(loaded->config.sliding_window == window);
+    CHECK_THAT(loaded->lm->inPlaceRefusal(), Catch::Contains("sliding_window"));
+    const std::vector<std::int64_t> ids = countingIds(window + 30);
+    const torch::Tensor full = model_test::fullLogits(*loaded->lm, ids);  // [T, V]
     torch::NoGradGuard no_grad;
     model::ModelState state(loaded->lm->numLayers());
     model::PrefillOptions options;
     options.chunk = 20;  // the window is crossed by a later chunk, not the first
-    model::prefill(*loaded->lm, state, countingIds(window), options);
-    CHECK(state.length() == window);
-    try {
-      model::decodeStep(*loaded->lm, state, 5);
-      FAIL("decoded past the window");
-    } catch (const Error& error) {
-      CHECK(error.kind() == ErrorKind::Unsupported);
-      CHECK_THAT(error.what(), Catch::Contains("sliding_window") &&
-                                   Catch::Contains("up to " + std::to_string(window) + " tokens") &&
-                                   Catch::Contains("reaches " + std::to_string(window + 1)));
+    const std::vector<std::int64_t> head(ids.begin(), ids.end() - 4);
+    torch::Tensor logits = model::prefill(*loaded->lm, state, head, options);
+    CHECK(torch::allclose(logits, full[static_cast<std::int64_t>(head.size()) - 1], 1e-5, 1e-5));
+    for (std::size_t i = head.size(); i < ids.size(); ++i) {
+      logits = model::decodeStep(*loaded->lm, state, ids[i]);
+      CHECK(torch::allclose(logits, full[static_cast<std::int64_t>(i)], 1e-5, 1e-5));
     }
-    model::ModelState fresh(loaded->lm->numLayers());
-    CHECK_THROWS_WITH(model::prefill(*loaded->lm, fresh, countingIds(window + 30), options),
-                      Catch::Contains("sliding_window"));
   }
-  // Without a window (Mistral v0.2 and later write null) nothing is refused.
+}
+
+TEST_CASE("mistral: a token beyond the layers' reach through the window changes nothing",
+          "[model]") {
+  // With a window of 6 and 2 layers, the query at p reads tokens p − 10 … p: changing token 0
+  // leaves every logit from position 11 on as it was, and changes position 10's.
+  nlohmann::json json = fixtureConfig("mistral-tiny");
+  json["sliding_window"] = 6;
+  TempDir dir("mistral-window");
+  const auto loaded = model::loadModel(fixtureModel("mistral-tiny"));
+  std::map<std::string, torch::Tensor> modules;
+  for (const auto& item : loaded->lm->named_parameters()) modules[item.key()] = item.value();
+  model::writeCheckpoint(dir.str(), model::ModelConfig::fromJson(json), modules);
+  const auto windowed = model::loadModel(dir.str());
+  REQUIRE(windowed->config.num_hidden_layers == 2);
+  std::vector<std::int64_t> ids = countingIds(24);
+  const torch::Tensor before = model_test::fullLogits(*windowed->lm, ids);
+  ids[0] = 50;
+  const torch::Tensor after = model_test::fullLogits(*windowed->lm, ids);
+  CHECK_FALSE(torch::allclose(before[10], after[10], 1e-6, 1e-6));
+  CHECK(torch::equal(before.narrow(0, 11, 13), after.narrow(0, 11, 13)));
+  // The unwindowed model reads token 0 from everywhere.
+  const torch::Tensor wide = model_test::fullLogits(*loaded->lm, ids);
+  CHECK_FALSE(torch::allclose(wide[20], after[20], 1e-6, 1e-6));
+}
+
+TEST_CASE("mistral: a null sliding_window is no window", "[model]") {
+  // Mistral v0.2 and later write null.
   nlohmann::json json = fixtureConfig("mistral-tiny");
   json["sliding_window"] = nullptr;
   CHECK(model::ModelConfig::fromJson(json).sliding_window == 0);
@@ -138,9 +141,8 @@ TEST_CASE("mistral and phi3: what the studio does not run is refused by name", "
   phi3["rope_scaling"] = {{"type", "longrope"}, {"long_factor", {1.0}}, {"short_factor", {1.0}}};
   CHECK_THAT(configError(phi3), Catch::Contains("rope_scaling") && Catch::Contains("longrope"));
   nlohmann::json gemma = fixtureConfig("mistral-tiny");
-  gemma["model_type"] = "gemma2";
-  CHECK_THAT(configError(gemma), Catch::Contains("model_type") && Catch::Contains("gemma2") &&
-                                     Catch::Contains("Gemma"));
+  gemma["model_type"] = "gemma3";  // the multimodal wrapper, not its text model
+  CHECK_THAT(configError(gemma), Catch::Contains("model_type") && Catch::Contains("gemma3_text"));
   nlohmann::json mistral = fixtureConfig("mistral-tiny");
   mistral["sliding_window"] = 0;
   CHECK_THAT(configError(mistral), Catch::Contains("sliding_window"));
