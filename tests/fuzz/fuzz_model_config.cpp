@@ -1,5 +1,6 @@
-// config.json of every model family (qwen3, qwen2, llama, ttt): parsed, its tensor shapes and
-// parameter count derived, and written back: what is written must read back the same.
+// config.json of every model family (qwen3, qwen2, llama, mistral, phi3, gemma, gemma2,
+// gemma3_text, ttt, sr_ttt): parsed, its tensor shapes and parameter count derived, and written
+// back: what is written must read back the same.
 
 #include "core/common/error.h"
 #include "core/common/bounded_json.h"
