@@ -190,6 +190,13 @@ ImGuiWidget::ImGuiWidget(QWidget* parent) : QOpenGLWidget(parent) {
 }
 
 ImGuiWidget::~ImGuiWidget() {
+  // ~QOpenGLWidget destroys the context after this destructor has run: its aboutToBeDestroyed
+  // must not call back into the ImGuiWidget that no longer exists (UBSan: a downcast of a
+  // QOpenGLWidget). The renderer's objects are freed here instead.
+  if (QOpenGLContext* gl = context()) {
+    disconnect(gl, &QOpenGLContext::aboutToBeDestroyed, this,
+               &ImGuiWidget::contextAboutToBeDestroyed);
+  }
   if (m_gl_ready) {
     makeCurrent();
     releaseGl();
