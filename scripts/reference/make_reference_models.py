@@ -154,11 +154,12 @@ def inv_freq_of(cfg):
 
 
 def rope(x, positions, inv, attention_factor):
-    # x: [heads, T, D]
-    freqs = positions[:, None].astype(np.float64) * inv[None, :]
+    # x: [heads, T, D]. cos and sin in float32, as transformers' rotary embeddings compute them
+    # (autocast off, float32 whatever the model's dtype), then applied in float64.
+    freqs = positions[:, None].astype(np.float32) * inv.astype(np.float32)[None, :]
     emb = np.concatenate([freqs, freqs], axis=-1)
-    cos = np.cos(emb) * attention_factor
-    sin = np.sin(emb) * attention_factor
+    cos = (np.cos(emb) * np.float32(attention_factor)).astype(np.float64)
+    sin = (np.sin(emb) * np.float32(attention_factor)).astype(np.float64)
     half = x.shape[-1] // 2
     rotated = np.concatenate([-x[..., half:], x[..., :half]], axis=-1)
     return x * cos + rotated * sin
@@ -265,10 +266,12 @@ def make_weights(cfg, rng):
     H, KV, D = cfg["num_attention_heads"], cfg["num_key_value_heads"], head_dim_of(cfg)
     bias = cfg["model_type"] == "qwen2" or cfg.get("attention_bias", False)
     w = {"model.embed_tokens.weight": rng.normal(0, 0.5, (V, Hd))}
+    # Gemma stores its norms' offsets from 1 (its RMSNorm scales by 1 + w): the same scales.
+    one = 0 if is_gemma(cfg) else 1
     for layer in range(cfg["num_hidden_layers"]):
         p = f"model.layers.{layer}."
-        w[p + "input_layernorm.weight"] = 1 + rng.normal(0, 0.1, Hd)
-        w[p + "post_attention_layernorm.weight"] = 1 + rng.normal(0, 0.1, Hd)
+        w[p + "input_layernorm.weight"] = one + rng.normal(0, 0.1, Hd)
+        w[p + "post_attention_layernorm.weight"] = one + rng.normal(0, 0.1, Hd)
         if cfg["model_type"] in ("gemma2", "gemma3_text"):
             w[p + "pre_feedforward_layernorm.weight"] = rng.normal(0, 0.3, Hd)
             w[p + "post_feedforward_layernorm.weight"] = rng.normal(0, 0.3, Hd)
@@ -281,12 +284,12 @@ def make_weights(cfg, rng):
             w[p + "self_attn.k_proj.bias"] = rng.normal(0, 0.1, KV * D)
             w[p + "self_attn.v_proj.bias"] = rng.normal(0, 0.1, KV * D)
         if cfg["model_type"] in ("qwen3", "gemma3_text"):
-            w[p + "self_attn.q_norm.weight"] = 1 + rng.normal(0, 0.1, D)
-            w[p + "self_attn.k_norm.weight"] = 1 + rng.normal(0, 0.1, D)
+            w[p + "self_attn.q_norm.weight"] = one + rng.normal(0, 0.1, D)
+            w[p + "self_attn.k_norm.weight"] = one + rng.normal(0, 0.1, D)
         w[p + "mlp.gate_proj.weight"] = rng.normal(0, 0.3, (I, Hd))
         w[p + "mlp.up_proj.weight"] = rng.normal(0, 0.3, (I, Hd))
         w[p + "mlp.down_proj.weight"] = rng.normal(0, 0.3, (Hd, I))
-    w["model.norm.weight"] = 1 + rng.normal(0, 0.1, Hd)
+    w["model.norm.weight"] = one + rng.normal(0, 0.1, Hd)
     if not cfg["tie_word_embeddings"]:
         w["lm_head.weight"] = rng.normal(0, 0.3, (V, Hd))
     if cfg["model_type"] == "phi3":
