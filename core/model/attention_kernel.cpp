@@ -41,8 +41,8 @@ std::int64_t chunkLength(const Shapes& s, std::int64_t max_elements) {
   return std::clamp<std::int64_t>(max_elements / per_query, 1, std::max<std::int64_t>(1, s.queries));
 }
 
-// The keys [start, end) one query chunk can see: none after its last query, none at or before
-// its first query's window.
+// The keys [start, end) one query chunk can see: none after its last query, and under a window
+// none its first query's window has already left behind.
 struct KeyRange {
   std::int64_t start, end;
   std::int64_t size() const { return end - start; }
@@ -59,7 +59,8 @@ KeyRange visibleKeys(const Tensor& positions /* [C] */, std::int64_t keys, const
 
 struct ChunkScores {
   Tensor scores;     // [B, Hkv, G, C, keys], masked
-  Tensor cap_slope;  // d(capped)/d(raw) = 1 − tanh²(raw / softcap), same shape; undefined without
+  Tensor cap_slope;  // d(capped)/d(raw) = 1 − tanh²(raw / softcap), same shape; undefined
+                     // without soft-capping
 };
 
 // Scores of one query chunk against keys [range.start, range.end): in the keys' dtype, which the
