@@ -80,7 +80,8 @@ ChunkScores chunkScores(const Tensor& q_chunk /* [B,Hkv,G,C,D] */, const Tensor&
     out.scores = t.mul_(rule.softcap);
   }
   const Tensor key_positions = torch::arange(range.start, range.end, positions.options());
-  applyScoreRule(out.scores, positions, key_positions, ScoreRule(1.0, rule.window, 0));
+  out.scores.masked_fill_(visibleKeyMask(positions, key_positions, rule.window).logical_not(),
+                          -std::numeric_limits<float>::infinity());
   return out;
 }
 
@@ -141,7 +142,6 @@ class ChunkedAttentionFunction : public torch::autograd::Function<ChunkedAttenti
            lse = saved[5];
     const ScoreRule rule(ctx->saved_data["scale"].toDouble(), ctx->saved_data["window"].toInt(),
                          ctx->saved_data["softcap"].toDouble());
-    const double scale = rule.scale;
     const std::int64_t chunk = ctx->saved_data["chunk"].toInt();
     const bool k_grad = ctx->saved_data["k_grad"].toBool();
     const bool v_grad = ctx->saved_data["v_grad"].toBool();
@@ -186,11 +186,11 @@ class ChunkedAttentionFunction : public torch::autograd::Function<ChunkedAttenti
       auto dS = probs.mul_(dP.sub_(delta.index({Slice(), Slice(), Slice(), Slice(c0, c1)}).unsqueeze(-1)));
       if (chunk_scores.cap_slope.defined()) dS.mul_(chunk_scores.cap_slope);
       dS = dS.view({B, Hkv, G * C, visible}).to(q.scalar_type());
-      auto dq_c = torch::matmul(dS, kc).mul_(scale);  // [B,Hkv,G*C,D]
+      auto dq_c = torch::matmul(dS, kc).mul_(rule.scale);  // [B,Hkv,G*C,D]
       dq.index_put_({Slice(), Slice(), Slice(), Slice(c0, c1)}, dq_c.view({B, Hkv, G, C, D}));
       if (k_grad) {
         auto qflat = qc.reshape({B, Hkv, G * C, D});
-        dk.narrow(2, range.start, visible).add_(torch::matmul(dS.transpose(-1, -2), qflat).mul_(scale));
+        dk.narrow(2, range.start, visible).add_(torch::matmul(dS.transpose(-1, -2), qflat).mul_(rule.scale));
       }
     }
     return {dq.view({B, Hkv * G, Tq, D}), dk, dv, Tensor(), Tensor(), Tensor(), Tensor(), Tensor()};
