@@ -21,12 +21,14 @@
 #include "support/run_cli.h"
 #include "support/temp_dir.h"
 #include "support/test_paths.h"
+#include "support/tiny_model_folder.h"
 
 using namespace studio;
 using studio::test::CliRun;
 using studio::test::runCli;
 using studio::test::runCommand;
 using studio::test::TempDir;
+using studio::test::TinyModelFolder;
 
 namespace {
 
@@ -71,8 +73,9 @@ std::map<std::string, CellOutcome> completedCells(const std::string& path) {
   return cells;
 }
 
-std::string sweepConfig() {
-  const std::string model = std::string(test_paths::kSourceDir) + "/resources/models/demo-qwen3";
+// The tiny random model: the comparison needs the same cells, not right answers, and a cell of the
+// demo model costs 1.5 s.
+std::string sweepConfig(const std::string& model) {
   nlohmann::json config = nlohmann::json::parse(R"({
     "tasks": [{"task": "tx_log", "length_param": "ops", "lengths": [25],
                "params": {"accounts": 2, "bug_type": "NEGATIVE_BAL"}}],
@@ -90,6 +93,7 @@ std::string sweepConfig() {
 TEST_CASE("slurm: a sweep as a 3-task array job, merged, equals the sweep run locally",
           "[cluster][slurm]") {
   TempDir dir("slurm-sweep");
+  const TinyModelFolder model("slurm-sweep");
   LocalSlurm slurm(dir.file("slurm"));
   if (!slurm.started()) {
     FAIL(
@@ -101,7 +105,7 @@ TEST_CASE("slurm: a sweep as a 3-task array job, merged, equals the sweep run lo
   REQUIRE(setenv("SLURM_CONF", slurm.conf().c_str(), 1) == 0);
 
   const std::string config = dir.file("sweep.json");
-  std::ofstream(config) << sweepConfig();
+  std::ofstream(config) << sweepConfig(model.path());
   const std::string out = dir.file("array");
   // 6 cells of an estimated 200 s against 80 % of 10 minutes: 2 cells a shard, 3 shards. (A cell
   // takes seconds; the generous limit keeps Slurm from killing a task when make check loads the
