@@ -12,7 +12,9 @@
 
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <set>
+#include <utility>
 
 #include "app/studio/screenshot_runner.h"
 #include "core/common/runtime.h"
@@ -66,6 +68,31 @@ studio::views::ScriptedRun parseRun(const QString& text, QString& error) {
     run.params[item.left(equals).trimmed().toStdString()] = item.mid(equals + 1).trimmed().toStdString();
   }
   return run;
+}
+
+// The object name of the panel the View menu calls `title` (any case), or an empty string;
+// `titles` gets every panel's title.
+QString panelObjectName(const QString& title, QStringList& titles) {
+  QString found;
+  for (const auto& panel : studio::views::studioPanels()) {
+    const QString name = studio::views::panelTitle(panel);
+    titles << name;
+    if (found.isEmpty() && name.compare(title, Qt::CaseInsensitive) == 0) {
+      found = QString::fromLatin1(panel.object_name);
+    }
+  }
+  return found;
+}
+
+// "LAYER:HEAD" as two numbers >= 0, or nothing.
+std::optional<std::pair<int, int>> parseInspect(const QString& text) {
+  const QStringList parts = text.split(QLatin1Char(':'));
+  if (parts.size() != 2) return std::nullopt;
+  bool layer_ok = false, head_ok = false;
+  const int layer = parts[0].toInt(&layer_ok);
+  const int head = parts[1].toInt(&head_ok);
+  if (!layer_ok || !head_ok || layer < 0 || head < 0) return std::nullopt;
+  return std::make_pair(layer, head);
 }
 
 }  // namespace
@@ -135,43 +162,32 @@ int main(int argc, char** argv) {
   studio::initTorchRuntime();
   studio::plugins::registerBuiltinPlugins();
 
+  // The command line is checked before the window is built, so a mistake is reported at once.
   const bool screenshot = parser.isSet(screenshot_option);
-  studio::views::MainWindowOptions options;
-  if (screenshot) {
-    // A screenshot shows the default layout and leaves the person's saved layout alone.
-    options.restore_layout = false;
-    options.save_layout = false;
-    options.error_dialogs = false;
-  }
-  studio::views::MainWindow window(options);
-
-  for (const QString& title : parser.values(show_option)) {
-    QDockWidget* dock = nullptr;
-    QStringList titles;
-    for (const auto& panel : studio::views::studioPanels()) {
-      const QString name = studio::views::panelTitle(panel);
-      titles << name;
-      if (name.compare(title, Qt::CaseInsensitive) == 0) dock = window.dock(QString::fromLatin1(panel.object_name));
+  std::optional<std::pair<int, int>> inspect;
+  if (screenshot && parser.isSet(inspect_option)) {
+    inspect = parseInspect(parser.value(inspect_option));
+    if (!inspect) {
+      std::fprintf(stderr, "studio: --inspect %s: expected LAYER:HEAD, two numbers ≥ 0\n",
+                   qPrintable(parser.value(inspect_option)));
+      return 1;
     }
-    if (!dock) {
+  }
+  QStringList shown_panels;
+  for (const QString& title : parser.values(show_option)) {
+    QStringList titles;
+    shown_panels << panelObjectName(title, titles);
+    if (shown_panels.back().isEmpty()) {
       std::fprintf(stderr, "studio: --show %s: no such panel (the panels: %s)\n", qPrintable(title),
                    qPrintable(titles.join(QStringLiteral(", "))));
       return 2;
     }
-    dock->show();
-    dock->raise();
   }
-
   const QString open_path = parser.value(open_option);
   if (screenshot && !open_path.isEmpty() && !QFileInfo::exists(open_path)) {
     std::fprintf(stderr, "studio: %s: no such file or folder\n", qPrintable(open_path));
     return 1;
   }
-  if (parser.isSet(model_option) && !window.setModelPath(parser.value(model_option))) {
-    std::fprintf(stderr, "studio: %s: no such folder\n", qPrintable(parser.value(model_option)));
-    if (screenshot) return 1;
-  }
-
   std::vector<studio::views::ScriptedRun> scripted;
   for (const QString& text : parser.values(run_option)) {
     QString error;
@@ -184,6 +200,25 @@ int main(int argc, char** argv) {
   if (!scripted.empty() && open_path.isEmpty()) {
     std::fprintf(stderr, "studio: --run needs --open ITEM (the document the runs read)\n");
     return 2;
+  }
+
+  studio::views::MainWindowOptions options;
+  if (screenshot) {
+    // A screenshot shows the default layout and leaves the person's saved layout alone.
+    options.restore_layout = false;
+    options.save_layout = false;
+    options.error_dialogs = false;
+  }
+  studio::views::MainWindow window(options);
+
+  for (const QString& object_name : shown_panels) {
+    QDockWidget* dock = window.dock(object_name);
+    dock->show();
+    dock->raise();
+  }
+  if (parser.isSet(model_option) && !window.setModelPath(parser.value(model_option))) {
+    std::fprintf(stderr, "studio: %s: no such folder\n", qPrintable(parser.value(model_option)));
+    if (screenshot) return 1;
   }
 
   // Every run started in the window is recorded: into --session FILE, or the day's session.
@@ -234,18 +269,7 @@ int main(int argc, char** argv) {
   if (screenshot) {
     runner = std::make_unique<studio::app::ScreenshotRunner>(
         &window, parser.value(screenshot_option), opening);
-    if (parser.isSet(inspect_option)) {
-      const QStringList parts = parser.value(inspect_option).split(QLatin1Char(':'));
-      bool layer_ok = false, head_ok = false;
-      const int layer = parts.size() == 2 ? parts[0].toInt(&layer_ok) : 0;
-      const int head = parts.size() == 2 ? parts[1].toInt(&head_ok) : 0;
-      if (!layer_ok || !head_ok || layer < 0 || head < 0) {
-        std::fprintf(stderr, "studio: --inspect %s: expected LAYER:HEAD, two numbers ≥ 0\n",
-                     qPrintable(parser.value(inspect_option)));
-        return 1;
-      }
-      runner->setInspect({layer, head});
-    }
+    if (inspect) runner->setInspect(*inspect);
   }
   window.show();
   if (opening) window.openPath(open_path);
