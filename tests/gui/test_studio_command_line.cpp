@@ -92,6 +92,7 @@ TEST_CASE("studio --inspect shows a head's query × key window in the screenshot
     CHECK(refused.err.find(bad.says) != std::string::npos);
   }
 
+  // A spelling that is not LAYER:HEAD is refused before the window is built.
   for (const std::string spelling : {"1", "1:x", "-1:0", "1:2:3"}) {
     INFO(spelling);
     const auto bad = runCommand(studioPath() + " --inspect " + spelling + " --screenshot " + shot);
