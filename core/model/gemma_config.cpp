@@ -4,15 +4,13 @@
 
 #include "core/common/bounded_json.h"
 #include "core/common/error.h"
+#include "core/model/layer_types.h"
 
 namespace studio::model {
 
 namespace {
 
 using json = nlohmann::json;
-
-constexpr const char* kFullAttention = "full_attention";
-constexpr const char* kSlidingAttention = "sliding_attention";
 
 // A soft-capping field: its default when absent, none (0) when written as null.
 double softCap(const json& in, const FieldReader& f, const char* key, double absent) {
@@ -26,26 +24,9 @@ double softCap(const json& in, const FieldReader& f, const char* key, double abs
 // layer_types when written; else transformers' default pattern: gemma2 slides on even layers,
 // gemma3_text on every layer but each sliding_window_pattern-th.
 std::vector<bool> slidingLayers(const FieldReader& f, const ModelConfig& c) {
-  std::vector<bool> sliding;
-  if (const json* types = f.find("layer_types")) {
-    if (!types->is_array()) {
-      configError(f.file(), "layer_types", "must be a list, got " + describeJson(*types));
-    }
-    for (std::size_t i = 0; i < types->size(); ++i) {
-      const json& type = (*types)[i];
-      const std::string field = "layer_types[" + std::to_string(i) + "]";
-      if (type == kSlidingAttention) {
-        sliding.push_back(true);
-      } else if (type == kFullAttention) {
-        sliding.push_back(false);
-      } else {
-        throwError(ErrorKind::Unsupported, f.file(), field,
-                   describeJson(type) + " is not supported (full_attention or sliding_attention)");
-      }
-    }
-    return sliding;
-  }
+  if (auto written = readSlidingLayerTypes(f)) return *written;
   if (c.model_type == "gemma") return {};
+  std::vector<bool> sliding;
   const std::int64_t pattern = c.model_type == "gemma2"
                                    ? 2
                                    : f.integer("sliding_window_pattern", 1, kMaxLayers).value_or(6);
@@ -142,9 +123,7 @@ void writeGemmaFields(json& out, const ModelConfig& c) {
   out["final_logit_softcapping"] =
       c.final_logit_softcapping > 0 ? json(c.final_logit_softcapping) : json(nullptr);
   out["sliding_window"] = c.sliding_window;
-  json types = json::array();
-  for (bool sliding : c.sliding_layers) types.push_back(sliding ? kSlidingAttention : kFullAttention);
-  out["layer_types"] = types;
+  out["layer_types"] = layerTypesJson(c.sliding_layers);
   if (c.model_type == "gemma3_text") out["rope_local_base_freq"] = c.local_rope_theta;
 }
 

@@ -8,6 +8,7 @@
 #include "core/common/bounded_json.h"
 #include "core/model/config_fields.h"
 #include "core/model/gemma_config.h"
+#include "core/model/layer_types.h"
 #include "core/model/sr_ttt_config.h"
 #include "core/model/ttt_config.h"
 
@@ -145,6 +146,29 @@ std::int64_t countParameters(const ModelConfig& c, const std::string& file) {
 
 std::int64_t defaultMaxPositions(ModelFamily family) {
   return family == ModelFamily::Llama ? 2048 : 32768;
+}
+
+// Qwen2's and Qwen3's sliding window (transformers' Qwen2Config): with use_sliding_window, the
+// layers from max_window_layers (default 28) on see the last sliding_window (default 4096) keys,
+// unless layer_types names the sliding layers itself; `"sliding_window": null` turns it off.
+void readQwenSlidingWindow(const json& in, const FieldReader& f,
+                           const std::optional<std::vector<bool>>& layer_types, ModelConfig& c) {
+  if (in.contains("sliding_window") && in.at("sliding_window").is_null()) {
+    for (std::size_t i = 0; layer_types && i < layer_types->size(); ++i) {
+      if ((*layer_types)[i]) {
+        throwError(ErrorKind::Unsupported, f.file(), "layer_types[" + std::to_string(i) + "]",
+                   "sliding_attention needs a sliding_window (it is null)");
+      }
+    }
+    return;
+  }
+  c.sliding_window = f.integer("sliding_window", 1, kMaxPositions).value_or(4096);
+  if (layer_types) {
+    c.sliding_layers = *layer_types;
+    return;
+  }
+  const std::int64_t first = f.integer("max_window_layers", 0, kMaxLayers).value_or(28);
+  for (std::int64_t i = 0; i < c.num_hidden_layers; ++i) c.sliding_layers.push_back(i >= first);
 }
 
 }  // namespace
@@ -326,9 +350,11 @@ ModelConfig ModelConfig::fromJson(const nlohmann::json& in, const std::string& f
 
   // Architecture switches the forward pass does not implement: refusing them is better than
   // silently computing something else.
-  if (f.boolean("use_sliding_window").value_or(false)) {
+  const bool qwen = c.family == ModelFamily::Qwen2 || c.family == ModelFamily::Qwen3;
+  const bool use_sliding_window = f.boolean("use_sliding_window").value_or(false);
+  if (use_sliding_window && !qwen) {
     throwError(ErrorKind::Unsupported, file, "use_sliding_window",
-               "sliding-window attention is not supported");
+               "is read for qwen2 and qwen3 only (" + c.model_type + " sets sliding_window alone)");
   }
   if (c.model_type == "mistral" || c.model_type == "phi3") {
     c.sliding_window = f.integer("sliding_window", 1, kMaxPositions).value_or(0);
@@ -346,15 +372,18 @@ ModelConfig ModelConfig::fromJson(const nlohmann::json& in, const std::string& f
     c.validate(file);
     return c;
   }
-  if (const json* layer_types = f.find("layer_types")) {
-    if (!layer_types->is_array()) {
-      configError(file, "layer_types", "must be a list, got " + describeJson(*layer_types));
-    }
+  const std::optional<std::vector<bool>> layer_types = readSlidingLayerTypes(f);
+  if (qwen && use_sliding_window) {
+    readQwenSlidingWindow(in, f, layer_types, c);
+  } else if (layer_types) {
+    // Qwen without use_sliding_window has no window to apply (transformers refuses to build
+    // such a model); the other families here slide on every layer or none.
     for (std::size_t i = 0; i < layer_types->size(); ++i) {
-      const json& type = (*layer_types)[i];
-      if (!type.is_string() || type.get<std::string>() != "full_attention") {
+      if ((*layer_types)[i]) {
         throwError(ErrorKind::Unsupported, file, "layer_types[" + std::to_string(i) + "]",
-                   describeJson(type) + " is not supported (only full_attention)");
+                   qwen ? "sliding_attention needs use_sliding_window: true"
+                        : "sliding_attention is not supported for " + c.model_type +
+                              " (only full_attention)");
       }
     }
   }
@@ -473,6 +502,11 @@ nlohmann::json ModelConfig::toJson() const {
   out["rope_theta"] = rope_theta;
   out["rope_scaling"] = ropeScalingToJson(rope_scaling);
   out["tie_word_embeddings"] = tie_word_embeddings;
+  if ((family == ModelFamily::Qwen2 || family == ModelFamily::Qwen3) && sliding_window > 0) {
+    out["use_sliding_window"] = true;
+    out["sliding_window"] = sliding_window;
+    out["layer_types"] = layerTypesJson(sliding_layers);
+  }
   if (family == ModelFamily::Qwen2) {
     out.erase("attention_bias");
   } else {

@@ -105,11 +105,12 @@ struct ModelConfig {
   // phi3: q, k and v stored as one self_attn.qkv_proj and gate and up as one mlp.gate_up_proj
   // (fused_projections.h); the modules keep them apart.
   bool fused_projections = false;
-  // Sliding-window attention (mistral, phi3, gemma2, gemma3_text): query i of a sliding layer
-  // sees keys j with i − sliding_window < j ≤ i, as transformers' mask does (0: no window).
+  // Sliding-window attention (mistral, phi3, gemma2, gemma3_text; qwen2 and qwen3 with
+  // use_sliding_window): query i of a sliding layer sees keys j with i − sliding_window < j ≤ i,
+  // as transformers' mask does (0: no window).
   std::int64_t sliding_window = 0;
-  // Which layers slide (gemma2, gemma3_text: layer_types or the pattern); empty: every layer
-  // when sliding_window > 0 (mistral, phi3).
+  // Which layers slide (gemma2, gemma3_text: layer_types or the pattern; qwen2, qwen3:
+  // layer_types or max_window_layers); empty: every layer when sliding_window > 0 (mistral, phi3).
   std::vector<bool> sliding_layers;
   // The sliding layers' RoPE base, without rope_scaling (gemma3_text: rope_local_base_freq); 0:
   // they rotate as the other layers do.

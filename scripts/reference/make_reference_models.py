@@ -5,10 +5,10 @@ An independent check of the engine's forward pass: this script writes safetensor
 (not with the studio's writer) and computes logits with a plain float64 NumPy transcription of
 Hugging Face transformers' Qwen3, Qwen2, Llama, Mistral, Phi-3 and Gemma 1/2/3 modelling code
 (RMSNorm, rotate-half RoPE with the linear, llama3 and yarn scalings, GQA via repeat_kv, Qwen3's
-q/k norm, SwiGLU, Mistral's sliding-window mask, Phi-3's fused qkv_proj and gate_up_proj; Gemma's
-(1 + w) norms, GeGLU, embedding scale, sandwich norms, query_pre_attn_scalar, soft-capping, local
-and global layers with their own RoPE bases). The C++ tests
-load the folders through the engine and compare their logits with reference.json.
+q/k norm, SwiGLU, the sliding-window mask of Mistral and of Qwen2's use_sliding_window, Phi-3's
+fused qkv_proj and gate_up_proj; Gemma's (1 + w) norms, GeGLU, embedding scale, sandwich norms,
+query_pre_attn_scalar, soft-capping, local and global layers with their own RoPE bases). The C++
+tests load the folders through the engine and compare their logits with reference.json.
 
 Run with Debian's python3 and python3-numpy:  /usr/bin/python3 scripts/reference/make_reference_models.py
 """
@@ -94,6 +94,10 @@ def sliding_layers(cfg):
     if cfg["model_type"] == "gemma3_text":
         pattern = cfg.get("sliding_window_pattern", 6)
         return [(i + 1) % pattern != 0 for i in range(L)]
+    if cfg["model_type"] in ("qwen2", "qwen3"):
+        # Qwen2Config: the layers from max_window_layers on, when use_sliding_window.
+        window = cfg.get("sliding_window", 4096) if cfg.get("use_sliding_window") else None
+        return [window is not None and i >= cfg.get("max_window_layers", 28) for i in range(L)]
     return [bool(cfg.get("sliding_window")) and cfg["model_type"] in ("mistral", "phi3")] * L
 
 
@@ -365,6 +369,10 @@ MODELS = {
                         rope_local_base_freq=10000.0, attn_logit_softcapping=None,
                         final_logit_softcapping=None,
                         rope_scaling={"rope_type": "linear", "factor": 8.0}),
+    # Qwen2 with use_sliding_window: layers 1 and 2 (from max_window_layers on) see 6 keys.
+    "qwen2-sliding-tiny": dict(BASE, model_type="qwen2", architectures=["Qwen2ForCausalLM"],
+                               num_hidden_layers=3, tie_word_embeddings=False,
+                               use_sliding_window=True, sliding_window=6, max_window_layers=1),
 }
 
 

@@ -23,7 +23,7 @@ TEST_CASE("causality: every fixture family and mixer keeps earlier logits bit-id
   const std::string name =
       GENERATE(as<std::string>{}, "qwen3-tiny", "qwen3-tiny-bf16", "qwen2-tiny", "llama3-tiny",
                "llama-linear-tiny", "qwen2-yarn-tiny", "mistral-tiny", "phi3-tiny",
-               "gemma2-tiny", "gemma3-tiny", "ttt-linear-tiny", "ttt-mlp-tiny",
+               "gemma2-tiny", "gemma3-tiny", "qwen2-sliding-tiny", "ttt-linear-tiny", "ttt-mlp-tiny",
                "ttt-linear-mamba-tiny", "ttt-mlp-gate-tiny", "sr-ttt-tiny", "sr-ttt-evict-tiny");
   INFO(name);
   const auto loaded = model::loadModel(fixtureModel(name));

@@ -45,7 +45,7 @@ TEST_CASE("forward: logits match the float64 reference of every fixture architec
   const auto name = GENERATE(as<std::string>{}, "qwen3-tiny", "qwen3-tiny-bf16", "qwen2-tiny",
                              "llama3-tiny", "llama-linear-tiny", "qwen2-yarn-tiny",
                              "mistral-tiny", "phi3-tiny", "gemma-tiny", "gemma2-tiny",
-                             "gemma3-tiny");
+                             "gemma3-tiny", "qwen2-sliding-tiny");
   INFO(name);
   const std::string dir = fixtureModel(name);
   const Reference reference = readReference(dir);

@@ -77,10 +77,12 @@ TEST_CASE("phi3: a fused projection of the wrong size is named", "[model]") {
   }
 }
 
-TEST_CASE("mistral and phi3: past the sliding window, cached paths give the full forward's logits",
+TEST_CASE("mistral, phi3, qwen2: past the sliding window, cached paths give the full forward's "
+          "logits",
           "[model]") {
-  for (const auto& [name, window] : {std::pair<std::string, std::int64_t>{"mistral-tiny", 64},
-                                     std::pair<std::string, std::int64_t>{"phi3-tiny", 48}}) {
+  using Windowed = std::pair<std::string, std::int64_t>;
+  for (const auto& [name, window] : {Windowed{"mistral-tiny", 64}, Windowed{"phi3-tiny", 48},
+                                     Windowed{"qwen2-sliding-tiny", 6}}) {
     INFO(name);
     const auto loaded = model::loadModel(fixtureModel(name));
     CHECK(loaded->config.sliding_window == window);
