@@ -148,18 +148,24 @@ std::int64_t defaultMaxPositions(ModelFamily family) {
   return family == ModelFamily::Llama ? 2048 : 32768;
 }
 
+// Throws studio::Error (Unsupported) naming the first sliding layer of `layer_types`, if any.
+void refuseSlidingLayers(const std::optional<std::vector<bool>>& layer_types,
+                         const std::string& file, const std::string& why) {
+  for (std::size_t i = 0; layer_types && i < layer_types->size(); ++i) {
+    if ((*layer_types)[i]) {
+      throwError(ErrorKind::Unsupported, file, "layer_types[" + std::to_string(i) + "]", why);
+    }
+  }
+}
+
 // Qwen2's and Qwen3's sliding window (transformers' Qwen2Config): with use_sliding_window, the
 // layers from max_window_layers (default 28) on see the last sliding_window (default 4096) keys,
 // unless layer_types names the sliding layers itself; `"sliding_window": null` turns it off.
 void readQwenSlidingWindow(const json& in, const FieldReader& f,
                            const std::optional<std::vector<bool>>& layer_types, ModelConfig& c) {
   if (in.contains("sliding_window") && in.at("sliding_window").is_null()) {
-    for (std::size_t i = 0; layer_types && i < layer_types->size(); ++i) {
-      if ((*layer_types)[i]) {
-        throwError(ErrorKind::Unsupported, f.file(), "layer_types[" + std::to_string(i) + "]",
-                   "sliding_attention needs a sliding_window (it is null)");
-      }
-    }
+    refuseSlidingLayers(layer_types, f.file(),
+                        "sliding_attention needs a sliding_window (it is null)");
     return;
   }
   c.sliding_window = f.integer("sliding_window", 1, kMaxPositions).value_or(4096);
@@ -375,17 +381,13 @@ ModelConfig ModelConfig::fromJson(const nlohmann::json& in, const std::string& f
   const std::optional<std::vector<bool>> layer_types = readSlidingLayerTypes(f);
   if (qwen && use_sliding_window) {
     readQwenSlidingWindow(in, f, layer_types, c);
-  } else if (layer_types) {
+  } else {
     // Qwen without use_sliding_window has no window to apply (transformers refuses to build
     // such a model); the other families here slide on every layer or none.
-    for (std::size_t i = 0; i < layer_types->size(); ++i) {
-      if ((*layer_types)[i]) {
-        throwError(ErrorKind::Unsupported, file, "layer_types[" + std::to_string(i) + "]",
-                   qwen ? "sliding_attention needs use_sliding_window: true"
-                        : "sliding_attention is not supported for " + c.model_type +
-                              " (only full_attention)");
-      }
-    }
+    refuseSlidingLayers(layer_types, file,
+                        qwen ? "sliding_attention needs use_sliding_window: true"
+                             : "sliding_attention is not supported for " + c.model_type +
+                                   " (only full_attention)");
   }
 
   c.layer_mixers.assign(static_cast<std::size_t>(c.num_hidden_layers), MixerKind::Attention);
