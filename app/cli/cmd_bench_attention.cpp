@@ -2,18 +2,22 @@
 // tensors of a model's head shape (Qwen3-1.7B's by default): the span forward (flash), the span's
 // dQ-only kernel (called directly, whatever STUDIO_SPAN_BACKWARD says) against libtorch's full
 // flash backward (dQ, dK and dV) and the chunked composition's backward, next to the layer's
-// whole causal prefill attention; and the probe kernel for one query. On the CPU only the chunked
-// paths run.
+// whole causal prefill attention; and the probe kernel for one query. On CUDA the prefill
+// attention and one prefill chunk (the last --chunk queries over all keys) run on flash and on
+// cuDNN (STUDIO_ATTENTION=cudnn, core/model/cudnn_attention.h), cuDNN's first call timed apart
+// since it plans per shape. On the CPU only the chunked paths run.
 
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <cstdlib>
 #include <iostream>
 
 #include "app/cli/bench_support.h"
 #include "app/cli/cli_command.h"
 #include "core/common/error.h"
 #include "core/model/attention_kernel.h"
+#include "core/model/cudnn_attention.h"
 #include "core/model/fused_attention.h"
 #include "core/model/span_attention_backward.h"
 #include "core/probe/probe_math.h"
@@ -26,6 +30,7 @@ struct BenchAttentionOptions {
   std::string device = "cuda";
   std::vector<std::int64_t> lengths{8192, 32768};
   std::int64_t span = 128;
+  std::int64_t chunk = 8192;
   std::int64_t heads = 16, kv_heads = 8, dim = 128;
   int repeats = 5;
 };
@@ -40,6 +45,42 @@ double bestSeconds(const torch::Device& device, int repeats, const std::function
     if (r > 0) best = std::min(best, s);
   }
   return best;
+}
+
+// Runs body() with STUDIO_ATTENTION set to `choice` (nullptr: unset), as fusedAttention reads it.
+void withAttentionChoice(const char* choice, const std::function<void()>& body) {
+  const char* before = std::getenv("STUDIO_ATTENTION");
+  const std::string saved = before ? before : "";
+  if (choice) ::setenv("STUDIO_ATTENTION", choice, 1); else ::unsetenv("STUDIO_ATTENTION");
+  body();
+  if (before) ::setenv("STUDIO_ATTENTION", saved.c_str(), 1); else ::unsetenv("STUDIO_ATTENTION");
+}
+
+// The prefill attention (T queries from position 0) and one chunk (the last `chunk` queries over
+// all T keys) on flash and on cuDNN; the first cuDNN call of each shape timed on its own.
+void prefillPaths(nlohmann::json& row, const BenchAttentionOptions& o, const torch::Device& device,
+                  const torch::Tensor& keys, const torch::Tensor& values, double scale) {
+  torch::NoGradGuard no_grad;
+  const std::int64_t T = keys.size(2), chunk = std::min(o.chunk, T);
+  const auto bf16 = keys.options();
+  const auto q_all = torch::randn({1, o.heads, T, o.dim}, bf16);
+  const auto q_chunk = q_all.narrow(2, T - chunk, chunk);
+  row["chunk"] = chunk;
+  const auto noop = [] {};
+  const auto attend = [&](const torch::Tensor& q, std::int64_t start) {
+    if (!model::fusedAttention(q, keys, values, start, scale)) throwError(ErrorKind::Internal, "bench attention", "", "the fused path did not apply");
+  };
+  row["chunk_attention_flash_s"] =
+      bestSeconds(device, o.repeats, noop, [&] { attend(q_chunk, T - chunk); });
+  if (!model::cudnnAttentionBuilt()) return;
+  withAttentionChoice("cudnn", [&] {
+    row["prefill_attention_cudnn_first_s"] = timeSeconds(device, [&] { attend(q_all, 0); });
+    row["prefill_attention_cudnn_s"] = bestSeconds(device, o.repeats, noop, [&] { attend(q_all, 0); });
+    row["chunk_attention_cudnn_first_s"] = timeSeconds(device, [&] { attend(q_chunk, T - chunk); });
+    row["chunk_attention_cudnn_s"] =
+        bestSeconds(device, o.repeats, noop, [&] { attend(q_chunk, T - chunk); });
+    row["cudnn_path"] = model::attentionPathName(q_all, keys, values, 0);
+  });
 }
 
 nlohmann::json attentionAtLength(const BenchAttentionOptions& o, const torch::Device& device, std::int64_t T) {
@@ -67,6 +108,7 @@ nlohmann::json attentionAtLength(const BenchAttentionOptions& o, const torch::De
       }
     });
   }
+  if (fused) prefillPaths(row, o, device, keys, values, scale);
   // Span forward.
   model::AttentionOutput forward;
   {
@@ -120,6 +162,7 @@ nlohmann::json attentionAtLength(const BenchAttentionOptions& o, const torch::De
 
 void runBenchAttention(const BenchAttentionOptions& o) {
   if (o.span < 1) throwArgument("--span", "must be at least 1");
+  if (o.chunk < 1) throwArgument("--chunk", "must be at least 1");
   if (o.heads < 1 || o.kv_heads < 1 || o.heads % o.kv_heads != 0) {
     throwArgument("--heads", "query heads must be a positive multiple of --kv-heads");
   }
@@ -137,6 +180,8 @@ void addBenchAttentionCommand(CLI::App& app, int& exit_code) {
   command->add_option("--device", options->device, "cuda or cpu")->capture_default_str();
   command->add_option("--lengths", options->lengths, "Context lengths")->delimiter(',')->capture_default_str();
   command->add_option("--span", options->span, "k: span queries")->capture_default_str();
+  command->add_option("--chunk", options->chunk, "Queries of the timed prefill chunk (CUDA)")
+      ->capture_default_str();
   command->add_option("--heads", options->heads, "Query heads")->capture_default_str();
   command->add_option("--kv-heads", options->kv_heads, "Key/value heads")->capture_default_str();
   command->add_option("--dim", options->dim, "Head dimension")->capture_default_str();

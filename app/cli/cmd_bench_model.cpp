@@ -5,6 +5,7 @@
 // the prefill's. Each takes a list of lengths and prints a line per length, or with --json one
 // JSON object per line.
 
+#include <ATen/record_function.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include <sstream>
 
 #include "app/cli/bench_support.h"
+#include "app/cli/profiler_trace.h"
 #include "app/cli/cli_command.h"
 #include "core/common/error.h"
 #include "core/engine/flop_model.h"
@@ -39,6 +41,7 @@ struct SpeedOptions {
   double peak_tflops = 0;  // the card's dense bf16 peak; 0: unknown
   double peak_gbps = 0;    // its memory bandwidth in GB/s; 0: unknown
   bool json = false;
+  std::string trace;  // Chrome trace of the timed work (prefill, decode); empty: none
 };
 
 // What the MFU counts (engine::forwardMatmulFlops), said once in the human output and in every
@@ -164,8 +167,10 @@ nlohmann::json prefillOne(const Bench& bench, const SpeedOptions& options, std::
   const PhaseMemory memory = measurePhase(loaded.device, [&] {
     model::PrefillOptions prefill_options;
     prefill_options.chunk = options.chunk;
-    seconds = timeSeconds(loaded.device,
-                          [&] { logits = model::prefill(lm, cache, ids, prefill_options); });
+    seconds = timeSeconds(loaded.device, [&] {
+      RECORD_USER_SCOPE("bench.prefill");  // names the phase in a --trace
+      logits = model::prefill(lm, cache, ids, prefill_options);
+    });
   });
   const double tokens = static_cast<double>(T);
   const double app10 = engine::prefillFlops(engine::FlopShape::of(c), tokens);
@@ -227,6 +232,7 @@ void benchPrefill(const SpeedOptions& options, bool decode) {
   warmUp(lm, tokens, c.vocab_size);
   const double weight_bytes = weightBytesPerToken(loaded);
   const double kv_per_position = kvBytesPerPosition(loaded);
+  ProfilerTrace trace(options.trace, loaded.device.is_cuda());
   for (const std::int64_t T : tokens) {
     model::ModelState cache(lm.numLayers());
     torch::Tensor logits;
@@ -252,6 +258,7 @@ void benchPrefill(const SpeedOptions& options, bool decode) {
       const double start_length = static_cast<double>(cache.length());
       const std::int64_t n = options.decode_tokens;
       const double seconds = timeSeconds(loaded.device, [&] {
+        RECORD_USER_SCOPE("bench.decode");
         for (std::int64_t i = 0; i < n; ++i) logits = step(logits.argmax().item<std::int64_t>());
       });
       const std::string path = graph && graph->captureFailure().empty()
@@ -301,10 +308,15 @@ void benchPrefill(const SpeedOptions& options, bool decode) {
         std::cout << "\n";
       }
     }
+    if (!options.trace.empty()) row["traced"] = options.trace;
     if (options.json) std::cout << row.dump() << std::endl;
   }
+  trace.finish();
   if (!options.json) {
     std::cout << "(the TFLOP/s and MFU count " << kMatmulCount << ")\n";
+    if (!options.trace.empty()) {
+      std::cout << "(timed under libtorch's profiler, trace in " << options.trace << ")\n";
+    }
   }
 }
 
@@ -419,6 +431,12 @@ void addSpeedCommands(CLI::App& app, int& exit_code) {
                         "Tokens per prefill forward; 0: the engine's default (512 on the CPU, 8192 on CUDA)")
         ->check(CLI::NonNegativeNumber)
         ->capture_default_str();
+  }
+  for (auto* command : {prefill, decode}) {
+    command->add_option("--trace", options->trace,
+                        "Record the timed prefills and decodes with libtorch's profiler into this "
+                        "Chrome trace JSON (every kernel's device time on CUDA; scripts/trace-summary "
+                        "sums it); the timings then include the profiler's overhead");
   }
   decode->add_option("--decode-tokens", options->decode_tokens, "Tokens to decode (timed)")
       ->capture_default_str();

@@ -4,6 +4,7 @@
 // against the prefill's (on a GPU, the CUDA allocator's peaks). By default on a small random
 // qwen3-shaped model built in memory (--shape small); --shape 1.7b/4b or --model for real sizes.
 
+#include <ATen/record_function.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -16,6 +17,7 @@
 
 #include "app/cli/bench_support.h"
 #include "app/cli/cli_command.h"
+#include "app/cli/profiler_trace.h"
 #include "core/common/error.h"
 #include "core/engine/flop_model.h"
 #include "core/engine/provenance.h"
@@ -36,6 +38,7 @@ struct BenchQtttOptions {
   int naive_steps = 1;  // 0: no naive baseline (at 32k on a billion-parameter model it needs
                         // the whole context's activations and T×T scores: it cannot fit a GPU)
   bool json = false;
+  std::string trace;  // Chrome trace of the timed work; empty: none
 };
 
 bool isOutOfMemory(const c10::Error& error) {
@@ -59,7 +62,12 @@ nlohmann::json benchLength(model::CausalLMImpl& lm, const torch::Device& device,
   std::optional<model::ModelState> scratch;
   const PhaseMemory prefill_memory = measurePhase(
       device,
-      [&] { prefill_seconds = timeSeconds(device, [&] { model::prefill(lm, cache, ids); }); },
+      [&] {
+        prefill_seconds = timeSeconds(device, [&] {
+          RECORD_USER_SCOPE("bench.prefill");  // names the phase in a --trace
+          model::prefill(lm, cache, ids);
+        });
+      },
       [&] {
         scratch.emplace(lm.numLayers());
         model::prefill(lm, *scratch, ids);
@@ -77,7 +85,10 @@ nlohmann::json benchLength(model::CausalLMImpl& lm, const torch::Device& device,
       [&] {
         for (int i = 0; i < options.steps; ++i) {
           step_seconds.push_back(
-              timeSeconds(device, [&] { adapter.step(cache, ids, starts(), span); }));
+              timeSeconds(device, [&] {
+                RECORD_USER_SCOPE("bench.qttt_step");
+                adapter.step(cache, ids, starts(), span);
+              }));
         }
       },
       [&] { adapter.step(cache, ids, starts(), span); });
@@ -162,8 +173,10 @@ void runBench(const BenchQtttOptions& options) {
                    std::vector<std::int64_t>(static_cast<std::size_t>(std::min<std::int64_t>(1024, shortest)), 1));
   }
   nlohmann::json rows = nlohmann::json::array();
+  ProfilerTrace trace(options.trace, device.is_cuda());
   for (std::int64_t length : options.lengths) {
     rows.push_back(benchLength(*loaded->lm, device, length, options));
+    if (!options.trace.empty()) rows.back()["traced"] = options.trace;
     if (!options.json) {
       const auto& row = rows.back();
       std::cout << "T=" << length << " k=" << row["span"] << ": prefill "
@@ -188,6 +201,7 @@ void runBench(const BenchQtttOptions& options) {
       std::cout << std::endl;
     }
   }
+  trace.finish();
   if (options.json) {
     std::cout << nlohmann::json({{"model", benchModelName(options.model)},
                                  {"parameters", loaded->config.parameterCount()},
@@ -217,6 +231,9 @@ void addBenchQtttCommand(CLI::App& app, int& exit_code) {
                       "Timed naive steps (0: none; needed at long contexts on large models)")
       ->capture_default_str();
   command->add_flag("--json", options->json, "Print JSON");
+  command->add_option("--trace", options->trace,
+                      "Record the timed prefills and steps with libtorch's profiler into this Chrome "
+                      "trace JSON (scripts/trace-summary sums it); timings then include its overhead");
   setCommandAction(command, exit_code, [options] { runBench(*options); });
 }
 

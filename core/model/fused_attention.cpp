@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "core/common/torch_compat.h"
+#include "core/model/cudnn_attention.h"
 #include "core/model/span_attention_backward.h"
 
 namespace studio::model {
@@ -14,15 +15,14 @@ using torch::Tensor;
 
 namespace {
 
-#if STUDIO_FLASH_ATTENTION && STUDIO_TORCH_AT_LEAST(2, 1)
-
-bool chunkedForced() {
-  static const bool forced = [] {
-    const char* value = std::getenv("STUDIO_ATTENTION");
-    return value != nullptr && std::strcmp(value, "chunked") == 0;
-  }();
-  return forced;
+// STUDIO_ATTENTION, read at each call (a getenv against milliseconds of attention), so that a
+// test or a bench can compare the paths in one process.
+bool attentionChosen(const char* name) {
+  const char* value = std::getenv("STUDIO_ATTENTION");
+  return value != nullptr && std::strcmp(value, name) == 0;
 }
+
+#if STUDIO_FLASH_ATTENTION && STUDIO_TORCH_AT_LEAST(2, 1)
 
 // The dtype causalAttention computes in: autocast's where it is on, else the widest input's.
 torch::ScalarType attentionDtype(const Tensor& q, const Tensor& k, const Tensor& v) {
@@ -35,7 +35,7 @@ torch::ScalarType attentionDtype(const Tensor& q, const Tensor& k, const Tensor&
 bool flashApplies(const Tensor& q, const Tensor& k, const Tensor& v,
                   std::optional<std::int64_t> run_start) {
 #if STUDIO_FLASH_ATTENTION && STUDIO_TORCH_AT_LEAST(2, 1)
-  if (chunkedForced() || !run_start || !q.is_cuda() || q.dim() != 4 || k.dim() != 4) return false;
+  if (attentionChosen("chunked") || !run_start || !q.is_cuda() || q.dim() != 4 || k.dim() != 4) return false;
   const auto dtype = attentionDtype(q, k, v);
   const auto D = q.size(3);
   return (dtype == torch::kBFloat16 || dtype == torch::kFloat16) && D % 8 == 0 && D <= 256 &&
@@ -52,6 +52,14 @@ bool flashApplies(const Tensor& q, const Tensor& k, const Tensor& v,
 bool spanKernelChosen() {
   const char* value = std::getenv("STUDIO_SPAN_BACKWARD");
   return value != nullptr && std::strcmp(value, "kernel") == 0;
+}
+
+// cuDNN's fused attention for forward-only calls of at least two queries (prefill chunks, probes'
+// windows), when STUDIO_ATTENTION=cudnn; decode steps stay on flash (cuDNN plans per shape).
+bool cudnnChosen(const Tensor& q, const Tensor& k, const Tensor& v) {
+  const bool needs_grad = torch::GradMode::is_enabled() &&
+                          (q.requires_grad() || k.requires_grad() || v.requires_grad());
+  return !needs_grad && q.size(2) >= 2 && cudnnAttentionBuilt() && attentionChosen("cudnn");
 }
 
 bool spanKernelApplies(const Tensor& q, const Tensor& k, const Tensor& v) {
@@ -148,6 +156,7 @@ std::optional<std::int64_t> positionRunStart(const Tensor& host_positions) {
 const char* attentionPathName(const Tensor& q, const Tensor& k, const Tensor& v,
                               std::optional<std::int64_t> run_start) {
   if (!flashApplies(q, k, v, run_start)) return "chunked";
+  if (cudnnChosen(q, k, v)) return "cudnn";
   return spanKernelApplies(q, k, v) ? "flash + span dQ kernel" : "flash";
 }
 
@@ -160,6 +169,9 @@ std::optional<AttentionOutput> fusedAttention(const Tensor& q, const Tensor& k, 
   // Keys after the last query are masked: the bottom-right mask needs them left out.
   const std::int64_t keys = *run_start + q.size(2);
   const Tensor qq = q.to(dtype), kk = k.narrow(2, 0, keys).to(dtype), vv = v.narrow(2, 0, keys).to(dtype);
+  if (cudnnChosen(qq, kk, vv)) {
+    if (auto result = cudnnCausalAttention(qq, kk, vv, *run_start, rule.scale)) return result;
+  }
   if (spanKernelApplies(qq, kk, vv)) {
     auto outputs = SpanAttentionFunction::apply(qq, kk, vv, *run_start, rule.scale);
     return AttentionOutput{outputs[0], outputs[1]};

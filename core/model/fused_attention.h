@@ -12,7 +12,9 @@
 // Everything else — the CPU, f32 (the reference path), scattered positions, a sliding window or
 // soft-capped scores (ScoreRule) — runs
 // causalAttention's chunked composition. STUDIO_ATTENTION=chunked in the environment forces the
-// chunked path everywhere (for comparisons).
+// chunked path everywhere (for comparisons); STUDIO_ATTENTION=cudnn runs forward-only calls of two
+// or more queries (prefill chunks) on cuDNN's fused kernel instead of flash
+// (core/model/cudnn_attention.h), falling back to flash where cuDNN refuses.
 
 #include <optional>
 
@@ -33,8 +35,8 @@ std::optional<AttentionOutput> fusedAttention(const torch::Tensor& q, const torc
 // nullopt otherwise or when the tensor lives on a device.
 std::optional<std::int64_t> positionRunStart(const torch::Tensor& host_positions);
 
-// Which path fusedAttention would take for these tensors: "flash", "flash + span dQ kernel" or
-// "chunked" (for logs and benchmarks).
+// Which path fusedAttention would take for these tensors: "flash", "cudnn", "flash + span dQ
+// kernel" or "chunked" (for logs and benchmarks).
 const char* attentionPathName(const torch::Tensor& q, const torch::Tensor& k,
                               const torch::Tensor& v, std::optional<std::int64_t> run_start);
 

@@ -10,10 +10,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <string>
 #include <vector>
 
 #include "support/run_cli.h"
+#include "support/temp_dir.h"
 #include "support/tiny_model_folder.h"
 
 using nlohmann::json;
@@ -132,6 +134,35 @@ TEST_CASE("bench prefill runs every length of --tokens and gives MFU against --p
   CHECK(human.out.find("prefill 32 tokens:") != std::string::npos);
   CHECK(human.out.find("TFLOP/s of matmul FLOPs") != std::string::npos);
   CHECK(human.out.find(", MFU") == std::string::npos);
+}
+
+TEST_CASE("bench prefill --trace writes libtorch's profiler trace, or refuses before timing",
+          "[cli][bench]") {
+  TinyModelFolder model("bench-trace");
+  studio::test::TempDir dir("bench-trace");
+  const std::string trace = (dir.path() / "trace.json").string();
+  const auto run = runCli("bench prefill --model '" + model.path() + "' --tokens 32 --json --trace '" +
+                          trace + "'");
+  INFO(run.out << run.err);
+  if (run.exit_code == 0) {  // a libtorch with Kineto: the timed prefill's aten ops are in the trace
+    const auto rows = jsonLines(run.out);
+    REQUIRE(rows.size() == 1);
+    CHECK(rows[0]["traced"] == trace);
+    std::ifstream in(trace);
+    const json events = json::parse(in)["traceEvents"];
+    CHECK(std::any_of(events.begin(), events.end(), [](const json& e) {
+      return e.value("name", "").find("aten::") == 0;
+    }));
+  } else {  // Debian's libtorch has no Kineto: refused, naming the option, before any row
+    CHECK(run.exit_code == 2);
+    CHECK(run.err.find("--trace") != std::string::npos);
+    CHECK(run.err.find("Kineto") != std::string::npos);
+    CHECK(jsonLines(run.out).empty());
+  }
+  const auto missing = runCli("bench prefill --model '" + model.path() +
+                              "' --tokens 32 --trace '" + (dir.path() / "no/such/trace.json").string() + "'");
+  CHECK(missing.exit_code == 2);
+  CHECK(missing.err.find("--trace: its folder does not exist") != std::string::npos);
 }
 
 TEST_CASE("bench decode gives bytes per token and the fraction of --peak-gbps", "[cli][bench]") {
@@ -256,4 +287,34 @@ TEST_CASE("bench qttt takes the bench shapes and can leave the naive baseline ou
   CHECK(row["naive_step_note"] == "not run (--naive-steps 0)");
   CHECK(row["step_over_prefill"].get<double>() > 0);
   CHECK(row["qttt_step_peak_device_bytes"].is_null());
+}
+
+TEST_CASE("bench attention on the CPU times the chunked paths and refuses bad shapes", "[cli][bench]") {
+  const auto run = runCli("bench attention --device cpu --lengths 64,97 --span 8 --heads 4 "
+                          "--kv-heads 2 --dim 16 --repeats 1");
+  INFO(run.out << run.err);
+  REQUIRE(run.exit_code == 0);
+  const auto rows = jsonLines(run.out);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[1]["tokens"] == 97);
+  for (const json& row : rows) {
+    CHECK(row["path"] == "chunked");
+    CHECK(row["span"] == 8);
+    for (const char* key : {"prefill_attention_s", "span_forward_s", "chunked_backward_dq_s",
+                            "probe_one_query_s"}) {
+      CHECK(row[key].get<double>() > 0);
+    }
+    // Flash, cuDNN and the dQ kernel are CUDA's; nothing of theirs on the CPU.
+    CHECK_FALSE(row.contains("flash_full_backward_s"));
+    CHECK_FALSE(row.contains("chunk_attention_flash_s"));
+    CHECK_FALSE(row.contains("prefill_attention_cudnn_s"));
+  }
+  for (const auto& [args, option] : std::vector<std::pair<std::string, std::string>>{
+           {"--chunk 0", "--chunk"}, {"--span 0", "--span"}, {"--heads 6 --kv-heads 4", "--heads"},
+           {"--lengths 1", "--lengths"}}) {
+    const auto bad = runCli("bench attention --device cpu --repeats 1 " + args);
+    INFO(args << ": " << bad.err);
+    CHECK(bad.exit_code == 2);
+    CHECK(bad.err.find(option) != std::string::npos);
+  }
 }

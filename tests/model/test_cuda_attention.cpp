@@ -10,6 +10,7 @@
 
 #include "core/common/torch_compat.h"
 #include "core/model/attention_kernel.h"
+#include "core/model/cudnn_attention.h"
 #include "core/model/fused_attention.h"
 #include "core/model/span_attention_backward.h"
 #include "core/probe/probe_math.h"
@@ -63,6 +64,52 @@ TEST_CASE("flash attention on CUDA equals the chunked attention, bottom-right ca
                                                   v.to(torch::kFloat32), runPositions(s), scale);
     CHECK(relativeError(fused->out, reference.out) < 1e-2);
     CHECK((fused->lse.to(torch::kFloat32) - reference.lse).abs().max().item<float>() < 2e-3);
+  }
+}
+
+TEST_CASE("cuDNN attention equals the chunked attention, bottom-right causal", "[model][.gpu]") {
+  REQUIRE(compat::cudaAvailable());
+  if (!model::cudnnAttentionBuilt()) {
+    WARN("this build has no cuDNN attention (libtorch < 2.5 or STUDIO_CUDNN_ATTENTION=OFF)");
+    return;
+  }
+  // The shapes above with two or more queries, and prefill chunks: from position 0 (one causal
+  // call) and after a prefix (two calls merged by their log-sum-exps), at odd lengths.
+  std::vector<AttentionShape> shapes;
+  for (const AttentionShape& s : kShapes) {
+    if (s.queries >= 2) shapes.push_back(s);
+  }
+  shapes.push_back({1, 16, 8, 1021, 1021, 128, 0});
+  shapes.push_back({1, 16, 8, 777, 3001, 128, 2224});
+  shapes.push_back({2, 8, 8, 300, 700, 64, 400});
+  torch::NoGradGuard no_grad;
+  for (const AttentionShape& s : shapes) {
+    INFO("heads " << s.q_heads << "/" << s.kv_heads << ", queries " << s.queries << " at "
+                  << s.run_start << ", keys " << s.keys << ", D " << s.dim);
+    torch::manual_seed(static_cast<std::uint64_t>(s.keys + s.queries));
+    const auto q = torch::randn({s.batch, s.q_heads, s.queries, s.dim}, cudaOptions(torch::kBFloat16));
+    const auto k = torch::randn({s.batch, s.kv_heads, s.keys, s.dim}, cudaOptions(torch::kBFloat16));
+    const auto v = torch::randn({s.batch, s.kv_heads, s.keys, s.dim}, cudaOptions(torch::kBFloat16));
+    const double scale = 1 / std::sqrt(static_cast<double>(s.dim));
+    CHECK(std::string(model::attentionPathName(q, k, v, s.run_start)) == "flash");
+    ::setenv("STUDIO_ATTENTION", "cudnn", 1);
+    const std::string path = model::attentionPathName(q, k, v, s.run_start);
+    const auto fused = model::fusedAttention(q, k, v, s.run_start, scale);
+    const auto direct = model::cudnnCausalAttention(
+        q, k.narrow(2, 0, s.run_start + s.queries), v.narrow(2, 0, s.run_start + s.queries),
+        s.run_start, scale);
+    ::unsetenv("STUDIO_ATTENTION");
+    CHECK(path == "cudnn");
+    REQUIRE(direct.has_value());  // nullopt: cuDNN refused the shape (its message is on stderr)
+    REQUIRE(fused.has_value());
+    const auto reference = model::causalAttention(q.to(torch::kFloat32), k.to(torch::kFloat32),
+                                                  v.to(torch::kFloat32), runPositions(s), scale);
+    for (const auto* result : {&*direct, &*fused}) {
+      CHECK(result->out.sizes() == reference.out.sizes());
+      CHECK(result->lse.sizes() == reference.lse.sizes());
+      CHECK(relativeError(result->out, reference.out) < 1e-2);
+      CHECK((result->lse.to(torch::kFloat32) - reference.lse).abs().max().item<float>() < 2e-3);
+    }
   }
 }
 
