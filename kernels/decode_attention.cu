@@ -4,6 +4,9 @@
 // consecutive dimensions (one vector load per row), the dot products reduced with shuffles, and
 // keeps an online softmax (running max, sum and weighted values) per head in float32. The warps
 // merge in shared memory into the split's partial results; a second kernel merges the splits.
+// Splits of 64 keys (16 per warp) put about 8 blocks on each multiprocessor at an 8k context, so
+// that enough rows are in flight to keep the memory busy: with 256-key splits a Qwen3-1.7B layer's
+// kernel read its 8k cache at about 0.45 TB/s (an H200 trace, docs/gpu.md).
 
 #include <cmath>
 
@@ -172,6 +175,24 @@ __global__ void __launch_bounds__(kThreads) splitKernel(DecodeAttentionArgs a) {
   }
 }
 
+// The block's reduction of one float per thread with `op` (max or sum), the result in every thread.
+template <typename Op>
+__device__ float blockReduce(float value, Op op, float* scratch) {
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+#pragma unroll
+  for (int offset = 16; offset > 0; offset /= 2) value = op(value, __shfl_xor_sync(0xffffffffu, value, offset));
+  __syncthreads();  // scratch may still be read from the last call
+  if (lane == 0) scratch[warp] = value;
+  __syncthreads();
+  float total = scratch[0];
+#pragma unroll
+  for (int w = 1; w < kWarps; ++w) total = op(total, scratch[w]);
+  return total;
+}
+
+// A block per (sequence, head): the splits' maxima and sums reduced by the whole block, then each
+// thread adds its dimensions' partial sums over the splits, kThreads splits at a time with their
+// weights e^{max_i − max} in shared memory.
 template <typename T>
 __global__ void __launch_bounds__(kThreads) mergeKernel(DecodeAttentionArgs a) {
   const int h = blockIdx.x, b = blockIdx.z;
@@ -180,22 +201,43 @@ __global__ void __launch_bounds__(kThreads) mergeKernel(DecodeAttentionArgs a) {
   const std::int64_t first = row * a.splits;
   const int used = static_cast<int>(
       min(static_cast<std::int64_t>(a.splits), (count + kDecodeSplitKeys - 1) / kDecodeSplitKeys));
-  float total_max = -INFINITY;
-  for (int i = 0; i < used; ++i) total_max = fmaxf(total_max, a.partial_max[first + i]);
-  float total_sum = 0.0f;
-  for (int i = 0; i < used; ++i) {
-    if (a.partial_max[first + i] != -INFINITY) {
-      total_sum += a.partial_sum[first + i] * expf(a.partial_max[first + i] - total_max);
+  __shared__ float scratch[kWarps];
+  __shared__ float weight[kThreads];
+  float local_max = -INFINITY;
+  for (int i = threadIdx.x; i < used; i += kThreads) local_max = fmaxf(local_max, a.partial_max[first + i]);
+  const float total_max = blockReduce(local_max, [](float x, float y) { return fmaxf(x, y); }, scratch);
+  float local_sum = 0.0f;
+  for (int i = threadIdx.x; i < used; i += kThreads) {
+    const float mi = a.partial_max[first + i];
+    if (mi != -INFINITY) local_sum += a.partial_sum[first + i] * expf(mi - total_max);
+  }
+  const float total_sum = blockReduce(local_sum, [](float x, float y) { return x + y; }, scratch);
+  constexpr int kMaxDimsPerThread = 256 / kThreads;
+  float sum[kMaxDimsPerThread] = {};
+  for (int tile = 0; tile < used; tile += kThreads) {
+    const int n = min(kThreads, used - tile);
+    __syncthreads();  // the last tile's weights are read
+    if (threadIdx.x < n) {
+      const float mi = a.partial_max[first + tile + threadIdx.x];
+      weight[threadIdx.x] = mi == -INFINITY ? 0.0f : expf(mi - total_max);
+    }
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < kMaxDimsPerThread; ++j) {
+      const int d = threadIdx.x + j * kThreads;
+      if (d >= a.dim) break;
+      const float* partial = a.partial_out + (first + tile) * a.dim + d;
+      float acc = 0.0f;
+#pragma unroll 8
+      for (int i = 0; i < n; ++i) acc += weight[i] * partial[static_cast<std::int64_t>(i) * a.dim];
+      sum[j] += acc;
     }
   }
   T* out = static_cast<T*>(a.out) + row * a.dim;
-  for (int d = threadIdx.x; d < a.dim; d += kThreads) {
-    float sum = 0.0f;
-    for (int i = 0; i < used; ++i) {
-      const float mi = a.partial_max[first + i];
-      if (mi != -INFINITY) sum += a.partial_out[(first + i) * a.dim + d] * expf(mi - total_max);
-    }
-    out[d] = fromFloat<T>(total_sum > 0.0f ? sum / total_sum : 0.0f);
+#pragma unroll
+  for (int j = 0; j < kMaxDimsPerThread; ++j) {
+    const int d = threadIdx.x + j * kThreads;
+    if (d < a.dim) out[d] = fromFloat<T>(total_sum > 0.0f ? sum[j] / total_sum : 0.0f);
   }
   if (threadIdx.x == 0) a.lse[row] = total_sum > 0.0f ? total_max + logf(total_sum) : -INFINITY;
 }

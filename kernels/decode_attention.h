@@ -15,7 +15,7 @@
 namespace studio::kernels {
 
 constexpr int kDecodeMaxSegments = 8;
-constexpr int kDecodeSplitKeys = 256;
+constexpr int kDecodeSplitKeys = 64;  // 16 keys per warp of the split kernel
 
 struct DecodeSegment {
   const void* k = nullptr;  // [B, Hkv, rows, D], D contiguous

@@ -2,10 +2,10 @@
 // tensors of a model's head shape (Qwen3-1.7B's by default): the span forward (flash), the span's
 // dQ-only kernel (called directly, whatever STUDIO_SPAN_BACKWARD says) against libtorch's full
 // flash backward (dQ, dK and dV) and the chunked composition's backward, next to the layer's
-// whole causal prefill attention; and the probe kernel for one query. On CUDA the prefill
-// attention and one prefill chunk (the last --chunk queries over all keys) run on flash and on
-// cuDNN (STUDIO_ATTENTION=cudnn, core/model/cudnn_attention.h), cuDNN's first call timed apart
-// since it plans per shape. On the CPU only the chunked paths run.
+// whole causal prefill attention on the engine's path; and the probe kernel for one query. On CUDA
+// the prefill attention and one prefill chunk (the last --chunk queries over all keys) also run on
+// flash and on cuDNN each (core/model/cudnn_attention.h), cuDNN's first call timed apart since it
+// plans per shape. On the CPU only the chunked paths run.
 
 #include <nlohmann/json.hpp>
 
@@ -62,16 +62,21 @@ void prefillPaths(nlohmann::json& row, const BenchAttentionOptions& o, const tor
                   const torch::Tensor& keys, const torch::Tensor& values, double scale) {
   torch::NoGradGuard no_grad;
   const std::int64_t T = keys.size(2), chunk = std::min(o.chunk, T);
-  const auto bf16 = keys.options();
-  const auto q_all = torch::randn({1, o.heads, T, o.dim}, bf16);
+  const auto q_all = torch::randn({1, o.heads, T, o.dim}, keys.options());
   const auto q_chunk = q_all.narrow(2, T - chunk, chunk);
   row["chunk"] = chunk;
+  row["prefill_path"] = model::attentionPathName(q_all, keys, values, 0);
+  row["chunk_path"] = model::attentionPathName(q_chunk, keys, values, T - chunk);
   const auto noop = [] {};
   const auto attend = [&](const torch::Tensor& q, std::int64_t start) {
-    if (!model::fusedAttention(q, keys, values, start, scale)) throwError(ErrorKind::Internal, "bench attention", "", "the fused path did not apply");
+    if (!model::fusedAttention(q, keys, values, start, scale)) {
+      throwError(ErrorKind::Internal, "bench attention", "", "the fused path did not apply");
+    }
   };
-  row["chunk_attention_flash_s"] =
-      bestSeconds(device, o.repeats, noop, [&] { attend(q_chunk, T - chunk); });
+  withAttentionChoice("flash", [&] {
+    row["prefill_attention_flash_s"] = bestSeconds(device, o.repeats, noop, [&] { attend(q_all, 0); });
+    row["chunk_attention_flash_s"] = bestSeconds(device, o.repeats, noop, [&] { attend(q_chunk, T - chunk); });
+  });
   if (!model::cudnnAttentionBuilt()) return;
   withAttentionChoice("cudnn", [&] {
     row["prefill_attention_cudnn_first_s"] = timeSeconds(device, [&] { attend(q_all, 0); });
@@ -79,7 +84,6 @@ void prefillPaths(nlohmann::json& row, const BenchAttentionOptions& o, const tor
     row["chunk_attention_cudnn_first_s"] = timeSeconds(device, [&] { attend(q_chunk, T - chunk); });
     row["chunk_attention_cudnn_s"] =
         bestSeconds(device, o.repeats, noop, [&] { attend(q_chunk, T - chunk); });
-    row["cudnn_path"] = model::attentionPathName(q_all, keys, values, 0);
   });
 }
 
@@ -98,7 +102,7 @@ nlohmann::json attentionAtLength(const BenchAttentionOptions& o, const torch::De
   const bool fused = model::fusedAttention(q, keys, values, start, scale).has_value();
   row["path"] = model::attentionPathName(q, keys, values, start);
 
-  // The layer's whole prefill attention (T queries over T keys), the yardstick.
+  // The layer's whole prefill attention (T queries over T keys) on the engine's path, the yardstick.
   {
     torch::NoGradGuard no_grad;
     const auto q_all = torch::randn({1, o.heads, T, o.dim}, bf16);

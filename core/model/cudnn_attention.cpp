@@ -50,6 +50,14 @@ AttentionOutput cudnnGrouped(const Tensor& q, const Tensor& k, const Tensor& v, 
   }
 }
 
+// t [B,H,T,D] with zero rows appended along T up to `length`.
+Tensor padRows(const Tensor& t, std::int64_t length) {
+  if (t.size(2) == length) return t;
+  auto sizes = t.sizes().vec();
+  sizes[2] = length - t.size(2);
+  return torch::cat({t, torch::zeros(sizes, t.options())}, 2);
+}
+
 // Two attentions of the same queries over disjoint key sets, as one over their union.
 AttentionOutput mergeByLse(const AttentionOutput& a, const AttentionOutput& b, torch::ScalarType dtype) {
   const Tensor lse = torch::logaddexp(a.lse, b.lse);                    // [B,Hq,T] f32
@@ -63,16 +71,28 @@ AttentionOutput mergeByLse(const AttentionOutput& a, const AttentionOutput& b, t
 
 bool cudnnAttentionBuilt() { return true; }
 
+std::int64_t cudnnPaddedQueries(std::int64_t queries) {
+  const std::int64_t bucket = queries >= kCudnnQueryBucket ? kCudnnQueryBucket : 64;
+  return (queries + bucket - 1) / bucket * bucket;
+}
+
 std::optional<AttentionOutput> cudnnCausalAttention(const Tensor& q, const Tensor& k, const Tensor& v,
                                                     std::int64_t run_start, double scale) {
   if (g_cudnn_refused.load()) return std::nullopt;
-  const std::int64_t T = q.size(2);
+  const std::int64_t T = q.size(2), padded = cudnnPaddedQueries(T);
+  // Padded queries are extra rows, dropped; padded keys sit after every real query in the square
+  // causal block, so no real query sees them.
+  const auto real = [T](AttentionOutput r) {
+    return AttentionOutput{r.out.narrow(2, 0, T), r.lse.narrow(2, 0, T)};
+  };
   try {
-    if (run_start == 0) return cudnnGrouped(q, k, v, /*causal=*/true, scale);
-    const AttentionOutput prefix = cudnnGrouped(q, k.narrow(2, 0, run_start), v.narrow(2, 0, run_start),
-                                                /*causal=*/false, scale);
-    const AttentionOutput diagonal = cudnnGrouped(q, k.narrow(2, run_start, T), v.narrow(2, run_start, T),
-                                                  /*causal=*/true, scale);
+    const Tensor q_pad = padRows(q, padded);  // [B,Hq,padded,D]
+    const AttentionOutput diagonal = real(cudnnGrouped(
+        q_pad, padRows(k.narrow(2, run_start, T), padded), padRows(v.narrow(2, run_start, T), padded),
+        /*causal=*/true, scale));
+    if (run_start == 0) return diagonal;
+    const AttentionOutput prefix = real(cudnnGrouped(q_pad, k.narrow(2, 0, run_start),
+                                                     v.narrow(2, 0, run_start), /*causal=*/false, scale));
     return mergeByLse(prefix, diagonal, q.scalar_type());
   } catch (const c10::Error& error) {
     g_cudnn_refused.store(true);
@@ -85,6 +105,8 @@ std::optional<AttentionOutput> cudnnCausalAttention(const Tensor& q, const Tenso
 #else
 
 bool cudnnAttentionBuilt() { return false; }
+
+std::int64_t cudnnPaddedQueries(std::int64_t queries) { return queries; }
 
 std::optional<AttentionOutput> cudnnCausalAttention(const Tensor&, const Tensor&, const Tensor&,
                                                     std::int64_t, double) {

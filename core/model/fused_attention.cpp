@@ -54,12 +54,16 @@ bool spanKernelChosen() {
   return value != nullptr && std::strcmp(value, "kernel") == 0;
 }
 
-// cuDNN's fused attention for forward-only calls of at least two queries (prefill chunks, probes'
-// windows), when STUDIO_ATTENTION=cudnn; decode steps stay on flash (cuDNN plans per shape).
-bool cudnnChosen(const Tensor& q, const Tensor& k, const Tensor& v) {
+// cuDNN's fused attention for forward-only prefill chunks: at least kCudnnQueryBucket queries
+// starting on that grid, so that cuDNN's per-shape plans are few and reused (cudnn_attention.h).
+// STUDIO_ATTENTION=cudnn takes it for every forward-only call of two or more queries (tests,
+// comparisons); STUDIO_ATTENTION=flash never.
+bool cudnnChosen(const Tensor& q, const Tensor& k, const Tensor& v, std::int64_t run_start) {
   const bool needs_grad = torch::GradMode::is_enabled() &&
                           (q.requires_grad() || k.requires_grad() || v.requires_grad());
-  return !needs_grad && q.size(2) >= 2 && cudnnAttentionBuilt() && attentionChosen("cudnn");
+  if (needs_grad || q.size(2) < 2 || !cudnnAttentionBuilt() || attentionChosen("flash")) return false;
+  if (attentionChosen("cudnn")) return true;
+  return q.size(2) >= kCudnnQueryBucket && run_start % kCudnnQueryBucket == 0;
 }
 
 bool spanKernelApplies(const Tensor& q, const Tensor& k, const Tensor& v) {
@@ -156,7 +160,7 @@ std::optional<std::int64_t> positionRunStart(const Tensor& host_positions) {
 const char* attentionPathName(const Tensor& q, const Tensor& k, const Tensor& v,
                               std::optional<std::int64_t> run_start) {
   if (!flashApplies(q, k, v, run_start)) return "chunked";
-  if (cudnnChosen(q, k, v)) return "cudnn";
+  if (cudnnChosen(q, k, v, *run_start)) return "cudnn";
   return spanKernelApplies(q, k, v) ? "flash + span dQ kernel" : "flash";
 }
 
@@ -169,7 +173,7 @@ std::optional<AttentionOutput> fusedAttention(const Tensor& q, const Tensor& k, 
   // Keys after the last query are masked: the bottom-right mask needs them left out.
   const std::int64_t keys = *run_start + q.size(2);
   const Tensor qq = q.to(dtype), kk = k.narrow(2, 0, keys).to(dtype), vv = v.narrow(2, 0, keys).to(dtype);
-  if (cudnnChosen(qq, kk, vv)) {
+  if (cudnnChosen(qq, kk, vv, *run_start)) {
     if (auto result = cudnnCausalAttention(qq, kk, vv, *run_start, rule.scale)) return result;
   }
   if (spanKernelApplies(qq, kk, vv)) {

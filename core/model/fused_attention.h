@@ -11,10 +11,12 @@
 // slower than flash's backward so far (docs/gpu.md), hence not the default.
 // Everything else — the CPU, f32 (the reference path), scattered positions, a sliding window or
 // soft-capped scores (ScoreRule) — runs
-// causalAttention's chunked composition. STUDIO_ATTENTION=chunked in the environment forces the
-// chunked path everywhere (for comparisons); STUDIO_ATTENTION=cudnn runs forward-only calls of two
-// or more queries (prefill chunks) on cuDNN's fused kernel instead of flash
-// (core/model/cudnn_attention.h), falling back to flash where cuDNN refuses.
+// causalAttention's chunked composition. Forward-only prefill chunks of at least 1,024 queries that
+// start on a multiple of 1,024 run on cuDNN's fused kernel instead of flash where the libtorch has
+// it (core/model/cudnn_attention.h; about twice flash's speed at 32k on an H200), falling back to
+// flash where cuDNN refuses. STUDIO_ATTENTION=chunked forces the chunked path everywhere,
+// STUDIO_ATTENTION=flash keeps cuDNN out, STUDIO_ATTENTION=cudnn takes it for every forward-only
+// call of two or more queries (for comparisons).
 
 #include <optional>
 

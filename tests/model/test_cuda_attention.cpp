@@ -73,8 +73,9 @@ TEST_CASE("cuDNN attention equals the chunked attention, bottom-right causal", "
     WARN("this build has no cuDNN attention (libtorch < 2.5 or STUDIO_CUDNN_ATTENTION=OFF)");
     return;
   }
-  // The shapes above with two or more queries, and prefill chunks: from position 0 (one causal
-  // call) and after a prefix (two calls merged by their log-sum-exps), at odd lengths.
+  // The shapes above with two or more queries (cuDNN only when asked), and prefill chunks, which
+  // take it by default: from position 0 (one causal call) and after a prefix (two calls merged by
+  // their log-sum-exps), their queries padded to a multiple of 1,024 (of 64 below it).
   std::vector<AttentionShape> shapes;
   for (const AttentionShape& s : kShapes) {
     if (s.queries >= 2) shapes.push_back(s);
@@ -82,6 +83,9 @@ TEST_CASE("cuDNN attention equals the chunked attention, bottom-right causal", "
   shapes.push_back({1, 16, 8, 1021, 1021, 128, 0});
   shapes.push_back({1, 16, 8, 777, 3001, 128, 2224});
   shapes.push_back({2, 8, 8, 300, 700, 64, 400});
+  shapes.push_back({1, 16, 8, 2048, 5120, 128, 3072});  // a whole bucket after a prefix
+  shapes.push_back({1, 16, 8, 1500, 1500, 128, 0});     // padded to 2,048
+  shapes.push_back({1, 8, 2, 1100, 3200, 64, 2048});    // padded, GQA 4, D 64, keys after the queries
   torch::NoGradGuard no_grad;
   for (const AttentionShape& s : shapes) {
     INFO("heads " << s.q_heads << "/" << s.kv_heads << ", queries " << s.queries << " at "
@@ -91,6 +95,9 @@ TEST_CASE("cuDNN attention equals the chunked attention, bottom-right causal", "
     const auto k = torch::randn({s.batch, s.kv_heads, s.keys, s.dim}, cudaOptions(torch::kBFloat16));
     const auto v = torch::randn({s.batch, s.kv_heads, s.keys, s.dim}, cudaOptions(torch::kBFloat16));
     const double scale = 1 / std::sqrt(static_cast<double>(s.dim));
+    const bool prefill_chunk = s.queries >= 1024 && s.run_start % 1024 == 0;
+    CHECK(std::string(model::attentionPathName(q, k, v, s.run_start)) == (prefill_chunk ? "cudnn" : "flash"));
+    ::setenv("STUDIO_ATTENTION", "flash", 1);
     CHECK(std::string(model::attentionPathName(q, k, v, s.run_start)) == "flash");
     ::setenv("STUDIO_ATTENTION", "cudnn", 1);
     const std::string path = model::attentionPathName(q, k, v, s.run_start);
