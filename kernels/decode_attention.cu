@@ -6,7 +6,8 @@
 // merge in shared memory into the split's partial results; a second kernel merges the splits.
 // Splits of 64 keys (16 per warp) put about 8 blocks on each multiprocessor at an 8k context, so
 // that enough rows are in flight to keep the memory busy: with 256-key splits a Qwen3-1.7B layer's
-// kernel read its 8k cache at about 0.45 TB/s (an H200 trace, docs/gpu.md).
+// kernel read its 8k cache at about 0.45 TB/s, with 64-key ones at 0.8 TB/s (H200 traces,
+// docs/gpu.md). Longer contexts take longer splits (decodeAttentionSplitKeys).
 
 #include <cmath>
 
@@ -62,8 +63,8 @@ __global__ void __launch_bounds__(kThreads) splitKernel(DecodeAttentionArgs a) {
   const int split = blockIdx.y, b = blockIdx.z;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const std::int64_t count = *a.key_count;
-  const std::int64_t split_begin = static_cast<std::int64_t>(split) * kDecodeSplitKeys;
-  const std::int64_t split_end = min(count, split_begin + kDecodeSplitKeys);
+  const std::int64_t split_begin = static_cast<std::int64_t>(split) * a.split_keys;
+  const std::int64_t split_end = min(count, split_begin + a.split_keys);
 
   float q_lane[G][E], acc[G][E], m[G], l[G];
 #pragma unroll
@@ -78,9 +79,9 @@ __global__ void __launch_bounds__(kThreads) splitKernel(DecodeAttentionArgs a) {
     m[g] = -INFINITY;
     l[g] = 0.0f;
   }
-  constexpr int kPerWarp = kDecodeSplitKeys / kWarps;
-  const std::int64_t warp_begin = split_begin + warp * kPerWarp;
-  const std::int64_t warp_end = min(split_end, warp_begin + kPerWarp);
+  const int per_warp = a.split_keys / kWarps;
+  const std::int64_t warp_begin = split_begin + warp * per_warp;
+  const std::int64_t warp_end = min(split_end, warp_begin + per_warp);
   for (std::int64_t p0 = warp_begin; p0 < warp_end; p0 += kUnroll) {
     // kUnroll keys and their values loaded together, before any of them is used: the value rows
     // do not wait for the softmax of their keys.
@@ -200,7 +201,7 @@ __global__ void __launch_bounds__(kThreads) mergeKernel(DecodeAttentionArgs a) {
   const std::int64_t row = static_cast<std::int64_t>(b) * a.q_heads + h;
   const std::int64_t first = row * a.splits;
   const int used = static_cast<int>(
-      min(static_cast<std::int64_t>(a.splits), (count + kDecodeSplitKeys - 1) / kDecodeSplitKeys));
+      min(static_cast<std::int64_t>(a.splits), (count + a.split_keys - 1) / a.split_keys));
   __shared__ float scratch[kWarps];
   __shared__ float weight[kThreads];
   float local_max = -INFINITY;
@@ -271,8 +272,15 @@ const char* launch(const DecodeAttentionArgs& a, cudaStream_t stream) {
 
 }  // namespace
 
+int decodeAttentionSplitKeys(std::int64_t positions) {
+  int keys = 64;
+  while (keys < 1024 && static_cast<std::int64_t>(keys) * 128 < positions) keys *= 2;
+  return keys;
+}
+
 int decodeAttentionSplits(std::int64_t positions) {
-  return static_cast<int>((positions + kDecodeSplitKeys - 1) / kDecodeSplitKeys);
+  const int keys = decodeAttentionSplitKeys(positions);
+  return static_cast<int>((positions + keys - 1) / keys);
 }
 
 bool decodeAttentionSupported(int dim) { return dim >= 1 && dim <= 256; }
@@ -284,6 +292,9 @@ const char* decodeAttention(const DecodeAttentionArgs& a, void* stream_ptr) {
   if (a.segment_count < 1 || a.segment_count > kDecodeMaxSegments) return "1 to 8 key segments";
   if (a.batch < 1 || a.q_heads < 1 || a.kv_heads < 1 || a.q_heads % a.kv_heads != 0) {
     return "the query heads must be a multiple of the key-value heads";
+  }
+  if (a.split_keys < kWarps * kUnroll || a.split_keys % (kWarps * kUnroll) != 0) {
+    return "split_keys must be a positive multiple of 16";
   }
   if (a.splits < 1 || a.splits > 65535) return "the segments hold too many positions for one launch";
   const auto stream = static_cast<cudaStream_t>(stream_ptr);

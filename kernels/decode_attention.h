@@ -3,7 +3,7 @@
 // the keys cached so far, in up to kDecodeMaxSegments segments (a forked cache's shared prefixes,
 // then its own tail). The tail's key count is read from device memory, so one captured CUDA graph
 // serves every step of a generation (core/model/decode_graph.h). The keys are cut into splits of
-// kDecodeSplitKeys positions; a block per (sequence, head, split) writes the split's running max,
+// decodeAttentionSplitKeys positions; a block per (sequence, head, split) writes the split's running max,
 // sum of exponentials and weighted sum of values, and a second kernel combines the splits into
 // the output and the log-sum-exp. Dot products, the softmax and the sums in float32.
 // Plain C++ entry points over raw device pointers; the caller owns every buffer.
@@ -15,7 +15,6 @@
 namespace studio::kernels {
 
 constexpr int kDecodeMaxSegments = 8;
-constexpr int kDecodeSplitKeys = 64;  // 16 keys per warp of the split kernel
 
 struct DecodeSegment {
   const void* k = nullptr;  // [B, Hkv, rows, D], D contiguous
@@ -39,7 +38,8 @@ struct DecodeAttentionArgs {
   // dim is a multiple of the chunk and every segment's pointers and strides are aligned to it.
   bool vector_loads = false;
   float scale = 1.0f;
-  int splits = 0;              // decodeAttentionSplits(positions the segments can hold)
+  int split_keys = 0;          // decodeAttentionSplitKeys(positions the segments can hold)
+  int splits = 0;              // decodeAttentionSplits(the same positions)
   float* partial_out = nullptr;  // [B, Hq, splits, D]: Σ_j e^{z_j − max} v_j over the split
   float* partial_max = nullptr;  // [B, Hq, splits]: max_j z_j (−inf for a split with no key)
   float* partial_sum = nullptr;  // [B, Hq, splits]: Σ_j e^{z_j − max}
@@ -47,6 +47,11 @@ struct DecodeAttentionArgs {
   float* lse = nullptr;          // [B, Hq]: log Σ_j e^{z_j}, z_j = (q·k_j) · scale
 };
 
+// Keys per split for segments holding `positions` keys in all: positions / 128 rounded up to a
+// power of two, from 64 to 1,024. Short splits put enough blocks on the card at 8k (64 keys: about
+// eight blocks per H200 multiprocessor); longer ones keep the splits, which the merge walks, about
+// 128 (at 32k, 256 keys: the split size measured fastest there; docs/gpu.md).
+int decodeAttentionSplitKeys(std::int64_t positions);
 // Splits for segments holding `positions` keys in all.
 int decodeAttentionSplits(std::int64_t positions);
 // Whether the kernels take this head dimension.

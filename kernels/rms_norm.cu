@@ -1,5 +1,12 @@
-// RMSNorm, a block of up to 256 threads per row: each thread sums the squares of its strided
-// elements in float32, the block reduces them, and each thread writes its elements.
+// RMSNorm. Rows of n = a multiple of 16 bytes' elements, 16-byte aligned, up to 4 vectors per
+// thread: a group of threads per row (a power of two, up to 256, several rows per block when the
+// rows are short: Qwen3's per-head q/k norms of 128), each thread holding its 16-byte vectors in
+// registers, reading x once. Otherwise a block of up to 256 threads per row over strided single
+// elements. Both sum the squares in float32 and round as the composition does. In an H200 trace
+// of a 32k prefill the element-wise kernel averaged 57 µs a call (about a quarter of the memory's
+// speed); the vector kernel is the fix.
+
+#include <cstdint>
 
 #include "kernels/element_convert.cuh"
 #include "kernels/rms_norm.h"
@@ -40,10 +47,87 @@ __global__ void __launch_bounds__(kMaxThreads) rmsNormKernel(RmsNormArgs a) {
   }
 }
 
+constexpr int kMaxVectorsPerThread = 4;
+
+template <typename T>
+struct alignas(16) Vector {
+  static constexpr int kSize = 16 / sizeof(T);
+  T v[kSize];
+};
+
+// `group` threads per row (a power of two ≤ kMaxThreads), kMaxThreads / group rows per block.
+template <typename T>
+__global__ void __launch_bounds__(kMaxThreads) rmsNormVectorKernel(RmsNormArgs a, int group) {
+  using V = Vector<T>;
+  const int vectors = a.n / V::kSize;
+  const int lane = threadIdx.x % group;
+  const std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * (kMaxThreads / group) + threadIdx.x / group;
+  const bool active = row < a.rows;
+  const V* x = reinterpret_cast<const V*>(static_cast<const T*>(a.x) + (active ? row : 0) * a.n);
+  const V* w = reinterpret_cast<const V*>(a.weight);
+  V held[kMaxVectorsPerThread];
+  float sum = 0.0f;
+#pragma unroll
+  for (int j = 0; j < kMaxVectorsPerThread; ++j) {
+    const int i = lane + j * group;
+    if (active && i < vectors) {
+      held[j] = x[i];
+#pragma unroll
+      for (int e = 0; e < V::kSize; ++e) {
+        const float f = toFloat(held[j].v[e]);
+        sum += f * f;
+      }
+    }
+  }
+  // Within the row's group: shuffles over its lanes, then shared memory across its warps.
+  for (int offset = min(group, 32) / 2; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+  if (group > 32) {
+    __shared__ float warp_sums[kMaxThreads / 32];
+    const int warp = threadIdx.x / 32, warps_per_row = group / 32;
+    if (threadIdx.x % 32 == 0) warp_sums[warp] = sum;
+    __syncthreads();
+    const int first = warp / warps_per_row * warps_per_row;
+    sum = 0.0f;
+    for (int i = 0; i < warps_per_row; ++i) sum += warp_sums[first + i];
+  }
+  if (!active) return;
+  // mean (libtorch's CUDA mean multiplies by 1/n), + eps, rsqrt: the composition's float32 steps.
+  const float inverse_rms = rsqrtf(sum * (1.0f / static_cast<float>(a.n)) + a.eps);
+  V* out = reinterpret_cast<V*>(static_cast<T*>(a.out) + row * a.n);
+#pragma unroll
+  for (int j = 0; j < kMaxVectorsPerThread; ++j) {
+    const int i = lane + j * group;
+    if (i < vectors) {
+      const V weight = w[i];
+      V result;
+#pragma unroll
+      for (int e = 0; e < V::kSize; ++e) {
+        const T normed = fromFloat<T>(toFloat(held[j].v[e]) * inverse_rms);
+        result.v[e] = fromFloat<T>(toFloat(weight.v[e]) * toFloat(normed));
+      }
+      out[i] = result;
+    }
+  }
+}
+
+bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+
 template <typename T>
 const char* launch(const RmsNormArgs& a, cudaStream_t stream) {
-  const int threads = a.n >= kMaxThreads ? kMaxThreads : ((a.n + 31) / 32) * 32;
-  rmsNormKernel<T><<<static_cast<unsigned>(a.rows), threads, 0, stream>>>(a);
+  constexpr int kSize = Vector<T>::kSize;
+  const int vectors = a.n / kSize;
+  if (a.n % kSize == 0 && vectors <= kMaxThreads * kMaxVectorsPerThread && aligned16(a.x) &&
+      aligned16(a.weight) && aligned16(a.out)) {
+    int group = 1;
+    while (group < kMaxThreads && group * kMaxVectorsPerThread < vectors) group *= 2;
+    while (group < 32 && group < vectors) group *= 2;  // one vector per lane where the row has them
+    const std::int64_t rows_per_block = kMaxThreads / group;
+    const std::int64_t blocks = (a.rows + rows_per_block - 1) / rows_per_block;
+    rmsNormVectorKernel<T><<<static_cast<unsigned>(blocks), kMaxThreads, 0, stream>>>(a, group);
+  } else {
+    const int threads = a.n >= kMaxThreads ? kMaxThreads : ((a.n + 31) / 32) * 32;
+    rmsNormKernel<T><<<static_cast<unsigned>(a.rows), threads, 0, stream>>>(a);
+  }
   return cudaGetLastError() == cudaSuccess ? nullptr : "the RMSNorm kernel did not launch";
 }
 

@@ -110,6 +110,7 @@ AttentionOutput decodeAttention(const Tensor& q, const std::vector<std::pair<Ten
                      aligned(s.k, s.k_batch_stride, s.k_head_stride, s.k_row_stride) &&
                      aligned(s.v, s.v_batch_stride, s.v_head_stride, s.v_row_stride);
   }
+  a.split_keys = kernels::decodeAttentionSplitKeys(offset);
   a.splits = kernels::decodeAttentionSplits(offset);
   const auto f32 = q.options().dtype(torch::kFloat32);
   const Tensor partial_out = torch::empty({B, Hq, a.splits, D}, f32);

@@ -55,7 +55,13 @@ TEST_CASE("the fused RMSNorm kernel rounds as the composition does", "[model][fu
   REQUIRE(compat::cudaAvailable());
   torch::NoGradGuard no_grad;
   for (const auto type : {torch::kBFloat16, torch::kFloat16, torch::kFloat32}) {
-    for (const auto& shape : std::vector<std::vector<std::int64_t>>{{1, 1, 2048}, {2, 37, 16, 128}, {5, 80}, {3, 2560}}) {
+    // The vector kernel with one row (a block's other row slots idle), many short rows per block,
+    // idle lanes (80), two and four vectors per thread (2560, 2048 × 300 rows), its largest row
+    // (8192); the element-wise kernel where rows are not whole 16-byte vectors (100 in 16 bits)
+    // or too long (8200).
+    for (const auto& shape : std::vector<std::vector<std::int64_t>>{
+             {1, 1, 2048}, {2, 37, 16, 128}, {5, 80}, {3, 2560}, {300, 2048}, {4096, 16, 128},
+             {7, 100}, {2, 8192}, {3, 8200}}) {
       INFO(c10::toString(type) << ", last dimension " << shape.back());
       torch::manual_seed(static_cast<std::uint64_t>(shape.back()));
       const auto options = torch::TensorOptions(type).device(torch::kCUDA);
