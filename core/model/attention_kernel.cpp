@@ -287,4 +287,10 @@ AttentionOutput causalAttentionSegments(
   return {out.view({B, Hq, Tq, out.size(-1)}), lse.view({B, Hq, Tq})};
 }
 
+Tensor repeatKvHeads(const Tensor& t, std::int64_t groups) {
+  if (groups == 1) return t;
+  const auto B = t.size(0), H = t.size(1), S = t.size(2), D = t.size(3);
+  return t.unsqueeze(2).expand({B, H, groups, S, D}).reshape({B, H * groups, S, D});
+}
+
 }  // namespace studio::model

@@ -36,6 +36,10 @@ AttentionOutput causalAttention(const torch::Tensor& q, const torch::Tensor& k,
                                 const torch::Tensor& v, const torch::Tensor& q_positions,
                                 const ScoreRule& rule, std::int64_t max_chunk_elements = 1 << 24);
 
+// t [B, Hkv, S, D] → [B, Hkv·groups, S, D], each KV head repeated for its `groups` query heads (as
+// transformers' repeat_kv), for kernels that want as many KV heads as query heads.
+torch::Tensor repeatKvHeads(const torch::Tensor& t, std::int64_t groups);
+
 // [n, S] bool: whether the key at key_positions[j] is visible from the query at q_positions[i]:
 // j ≤ i, and with a window j > i − window. Both int64, on one device.
 torch::Tensor visibleKeyMask(const torch::Tensor& q_positions, const torch::Tensor& key_positions,

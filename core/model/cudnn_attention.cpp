@@ -21,12 +21,6 @@ std::atomic<bool> g_cudnn_refused{false};
 // Set once cuDNN refuses fewer KV heads than query heads: from then on they are repeated first.
 std::atomic<bool> g_cudnn_needs_equal_heads{false};
 
-Tensor repeatKvHeads(const Tensor& t, std::int64_t groups) {
-  if (groups == 1) return t;
-  const auto B = t.size(0), H = t.size(1), S = t.size(2), D = t.size(3);
-  return t.unsqueeze(2).expand({B, H, groups, S, D}).reshape({B, H * groups, S, D});
-}
-
 // One cuDNN call: q [B,Hq,T,D] over k, v [B,Hq or Hkv,S,D], top-left causal when `causal`.
 AttentionOutput cudnnCall(const Tensor& q, const Tensor& k, const Tensor& v, bool causal, double scale) {
   auto result = at::_scaled_dot_product_cudnn_attention(q, k, v, /*attn_bias=*/std::nullopt,

@@ -78,12 +78,6 @@ bool spanKernelApplies(const Tensor& q, const Tensor& k, const Tensor& v) {
 // keys and values are repeated per query head first.
 std::atomic<bool> g_flash_needs_equal_heads{false};
 
-Tensor repeatHeads(const Tensor& t, std::int64_t groups) {
-  if (groups == 1) return t;
-  const auto B = t.size(0), H = t.size(1), S = t.size(2), D = t.size(3);
-  return t.unsqueeze(2).expand({B, H, groups, S, D}).reshape({B, H * groups, S, D});
-}
-
 // q [B,Hq,T,D] over k, v [B,Hkv,S,D] with a bottom-right causal mask: out [B,Hq,T,D] and lse
 // [B,Hq,T] float32. Differentiable through libtorch's own flash backward.
 AttentionOutput flashForward(const Tensor& q, const Tensor& k, const Tensor& v, double scale) {
@@ -94,7 +88,7 @@ AttentionOutput flashForward(const Tensor& q, const Tensor& k, const Tensor& v, 
     return AttentionOutput{std::get<0>(result), std::get<1>(result).narrow(2, 0, q.size(2))};
   };
   if (groups == 1 || g_flash_needs_equal_heads.load()) {
-    return run(repeatHeads(k, groups), repeatHeads(v, groups));
+    return run(repeatKvHeads(k, groups), repeatKvHeads(v, groups));
   }
   try {
     return run(k, v);
@@ -102,7 +96,7 @@ AttentionOutput flashForward(const Tensor& q, const Tensor& k, const Tensor& v, 
     g_flash_needs_equal_heads.store(true);
     std::cerr << "attention: libtorch's flash kernel refused grouped KV heads ("
               << error.what_without_backtrace() << "); repeating them per query head\n";
-    return run(repeatHeads(k, groups), repeatHeads(v, groups));
+    return run(repeatKvHeads(k, groups), repeatKvHeads(v, groups));
   }
 }
 

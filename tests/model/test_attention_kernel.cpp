@@ -259,3 +259,14 @@ TEST_CASE("attention kernel: bf16 inputs get float32 scores, so the probe's weig
     }
   }
 }
+
+TEST_CASE("attention kernel: repeatKvHeads gives query head h the KV head h / groups", "[model]") {
+  const auto t = torch::randn({2, 3, 5, 4});  // [B, Hkv, S, D]
+  CHECK(model::repeatKvHeads(t, 1).data_ptr() == t.data_ptr());  // nothing to repeat
+  const auto repeated = model::repeatKvHeads(t, 4);
+  REQUIRE(repeated.sizes() == torch::IntArrayRef({2, 12, 5, 4}));
+  for (std::int64_t h = 0; h < 12; ++h) {
+    INFO("query head " << h);
+    CHECK(torch::equal(repeated.select(1, h), t.select(1, h / 4)));
+  }
+}
