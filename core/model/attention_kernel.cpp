@@ -287,6 +287,15 @@ AttentionOutput causalAttentionSegments(
   return {out.view({B, Hq, Tq, out.size(-1)}), lse.view({B, Hq, Tq})};
 }
 
+AttentionOutput mergeAttention(const AttentionOutput& a, const AttentionOutput& b, torch::ScalarType dtype) {
+  const Tensor lse = torch::logaddexp(a.lse, b.lse);           // [B,Hq,Tq] f32
+  const Tensor wa = (a.lse - lse).exp_().unsqueeze(-1);        // [B,Hq,Tq,1]
+  const Tensor wb = (b.lse - lse).exp_().unsqueeze(-1);
+  Tensor out = a.out * wa;                                     // [B,Hq,Tq,D] f32: promoted, one pass
+  out.addcmul_(b.out, wb);
+  return {out.to(dtype), lse};
+}
+
 Tensor repeatKvHeads(const Tensor& t, std::int64_t groups) {
   if (groups == 1) return t;
   const auto B = t.size(0), H = t.size(1), S = t.size(2), D = t.size(3);

@@ -36,6 +36,13 @@ AttentionOutput causalAttention(const torch::Tensor& q, const torch::Tensor& k,
                                 const torch::Tensor& v, const torch::Tensor& q_positions,
                                 const ScoreRule& rule, std::int64_t max_chunk_elements = 1 << 24);
 
+// The attention of the same queries over two disjoint sets of keys, as one over their union: each
+// output weighted by e^{lse_i − lse}, lse = log(e^{lse_a} + e^{lse_b}); a query that sees no key
+// of one set (lse −inf) takes the other's output; every query must see a key of one set or the
+// other. out [B, Hq, Tq, D] of any floating type, lse [B, Hq, Tq] float32; the merged out in
+// `dtype`, weighted and summed in float32 (or the inputs' wider type).
+AttentionOutput mergeAttention(const AttentionOutput& a, const AttentionOutput& b, torch::ScalarType dtype);
+
 // t [B, Hkv, S, D] → [B, Hkv·groups, S, D], each KV head repeated for its `groups` query heads (as
 // transformers' repeat_kv), for kernels that want as many KV heads as query heads.
 torch::Tensor repeatKvHeads(const torch::Tensor& t, std::int64_t groups);

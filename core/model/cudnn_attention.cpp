@@ -52,15 +52,6 @@ Tensor padRows(const Tensor& t, std::int64_t length) {
   return torch::cat({t, torch::zeros(sizes, t.options())}, 2);
 }
 
-// Two attentions of the same queries over disjoint key sets, as one over their union.
-AttentionOutput mergeByLse(const AttentionOutput& a, const AttentionOutput& b, torch::ScalarType dtype) {
-  const Tensor lse = torch::logaddexp(a.lse, b.lse);                    // [B,Hq,T] f32
-  const Tensor wa = (a.lse - lse).exp().unsqueeze(-1);                    // [B,Hq,T,1]
-  const Tensor wb = (b.lse - lse).exp().unsqueeze(-1);
-  const Tensor out = a.out.to(torch::kFloat32) * wa + b.out.to(torch::kFloat32) * wb;  // [B,Hq,T,D]
-  return {out.to(dtype), lse};
-}
-
 }  // namespace
 
 bool cudnnAttentionBuilt() { return true; }
@@ -87,7 +78,7 @@ std::optional<AttentionOutput> cudnnCausalAttention(const Tensor& q, const Tenso
     if (run_start == 0) return diagonal;
     const AttentionOutput prefix = real(cudnnGrouped(q_pad, k.narrow(2, 0, run_start),
                                                      v.narrow(2, 0, run_start), /*causal=*/false, scale));
-    return mergeByLse(prefix, diagonal, q.scalar_type());
+    return mergeAttention(prefix, diagonal, q.scalar_type());
   } catch (const c10::Error& error) {
     g_cudnn_refused.store(true);
     std::cerr << "attention: libtorch's cuDNN attention refused " << q.sizes() << " over " << k.sizes()

@@ -270,3 +270,41 @@ TEST_CASE("attention kernel: repeatKvHeads gives query head h the KV head h / gr
     CHECK(torch::equal(repeated.select(1, h), t.select(1, h / 4)));
   }
 }
+
+TEST_CASE("attention kernel: mergeAttention joins attention over two key sets into one over both", "[model]") {
+  torch::manual_seed(7);
+  const std::int64_t B = 2, H = 4, T = 9, prefix = 13, D = 16;
+  const double scale = 0.25;
+  const auto q = torch::randn({B, H, T, D}, torch::kFloat64);
+  const auto k = torch::randn({B, H, prefix + T, D}, torch::kFloat64);
+  const auto v = torch::randn({B, H, prefix + T, D}, torch::kFloat64);
+  // The queries sit at prefix … prefix+T−1 over all keys: every prefix key, and the square block
+  // of the rest causally (as cuDNN's two calls split a prefill chunk).
+  const auto whole = model::causalAttention(q, k, v, torch::arange(prefix, prefix + T), scale);
+  const auto scores = torch::matmul(q, k.narrow(2, 0, prefix).transpose(-1, -2)) * scale;
+  const model::AttentionOutput on_prefix{torch::matmul(scores.softmax(-1), v.narrow(2, 0, prefix)),
+                                         torch::logsumexp(scores, -1).to(torch::kFloat32)};
+  auto diagonal = model::causalAttention(q, k.narrow(2, prefix, T), v.narrow(2, prefix, T), torch::arange(T), scale);
+  diagonal.lse = diagonal.lse.to(torch::kFloat32);
+  const auto merged = model::mergeAttention(on_prefix, diagonal, torch::kFloat64);
+  CHECK(merged.out.scalar_type() == torch::kFloat64);
+  CHECK(merged.lse.scalar_type() == torch::kFloat32);
+  CHECK(torch::allclose(merged.out, whole.out, 1e-5, 1e-6));
+  CHECK(torch::allclose(merged.lse.to(torch::kFloat64), whole.lse.to(torch::kFloat64), 1e-5, 1e-5));
+
+  // 16-bit outputs (cuDNN's) are weighted in float32 and rounded once.
+  const model::AttentionOutput prefix16{on_prefix.out.to(torch::kBFloat16), on_prefix.lse};
+  const model::AttentionOutput diagonal16{diagonal.out.to(torch::kBFloat16), diagonal.lse};
+  const auto merged16 = model::mergeAttention(prefix16, diagonal16, torch::kBFloat16);
+  CHECK(merged16.out.scalar_type() == torch::kBFloat16);
+  CHECK((merged16.out.to(torch::kFloat64) - whole.out).abs().max().item<double>() < 2e-2);
+
+  // A query that sees no key of one set takes the other's output and log-sum-exp.
+  auto blind = on_prefix;
+  blind.lse = blind.lse.clone();
+  blind.lse.select(2, 0).fill_(-INFINITY);
+  const auto one_sided = model::mergeAttention(blind, diagonal, torch::kFloat64);
+  CHECK(torch::allclose(one_sided.out.select(2, 0), diagonal.out.select(2, 0)));
+  CHECK(torch::equal(one_sided.lse.select(2, 0), diagonal.lse.select(2, 0)));
+  CHECK_FALSE(torch::isnan(one_sided.out).any().item<bool>());
+}
