@@ -50,7 +50,8 @@ struct DecodeAttentionArgs {
 // Keys per split for segments holding `positions` keys in all: positions / 128 rounded up to a
 // power of two, from 64 to 1,024. Short splits put enough blocks on the card at 8k (64 keys: about
 // eight blocks per H200 multiprocessor); longer ones keep the splits, which the merge walks, about
-// 128 (at 32k, 256 keys: the split size measured fastest there; docs/gpu.md).
+// 128 (at 32k, 256 keys: the old size, with which the 4B shape decoded faster there than with 64;
+// docs/gpu.md).
 int decodeAttentionSplitKeys(std::int64_t positions);
 // Splits for segments holding `positions` keys in all.
 int decodeAttentionSplits(std::int64_t positions);

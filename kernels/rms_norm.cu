@@ -2,9 +2,8 @@
 // thread: a group of threads per row (a power of two, up to 256, several rows per block when the
 // rows are short: Qwen3's per-head q/k norms of 128), each thread holding its 16-byte vectors in
 // registers, reading x once. Otherwise a block of up to 256 threads per row over strided single
-// elements. Both sum the squares in float32 and round as the composition does. In an H200 trace
-// of a 32k prefill the element-wise kernel averaged 57 µs a call (about a quarter of the memory's
-// speed); the vector kernel is the fix.
+// elements. Both sum the squares in float32 and round as the composition does. In H200 traces of
+// a Qwen3-1.7B 32k prefill the element-wise kernel averaged 57 µs a call, the vector one 22 µs.
 
 #include <cstdint>
 

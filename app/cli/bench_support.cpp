@@ -2,6 +2,7 @@
 
 #include <malloc.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -11,6 +12,8 @@
 #include "core/common/error.h"
 #include "core/common/torch_compat.h"
 #include "core/model/checkpoint_writer.h"
+#include "core/model/inference.h"
+#include "core/model/model_state.h"
 
 namespace studio::cli {
 
@@ -60,6 +63,18 @@ model::ModelConfig shapeConfig(const std::string& shape) {
 }
 
 }  // namespace
+
+void warmUpPrefills(model::CausalLMImpl& lm, const std::vector<std::int64_t>& lengths,
+                    const torch::Device& device) {
+  const std::int64_t shortest = *std::min_element(lengths.begin(), lengths.end());
+  std::vector<std::int64_t> warm{std::min<std::int64_t>(1024, shortest)};
+  if (device.is_cuda()) warm.insert(warm.end(), lengths.begin(), lengths.end());
+  torch::NoGradGuard no_grad;
+  for (const std::int64_t length : warm) {
+    model::ModelState cache(lm.numLayers());
+    model::prefill(lm, cache, std::vector<std::int64_t>(static_cast<std::size_t>(length), 1));
+  }
+}
 
 double timeSeconds(const torch::Device& device, const std::function<void()>& body) {
   compat::synchronize(device);

@@ -43,6 +43,14 @@ std::string benchModelName(const BenchModelOptions& options);
 std::vector<std::int64_t> checkedLengths(const std::vector<std::int64_t>& lengths,
                                          const std::string& option, std::int64_t minimum);
 
+// Untimed prefills before a bench's timed ones, so that those do not pay for kernel selection,
+// cuBLAS handles and the allocator's first blocks: one of min(1024, shortest length) tokens (long
+// enough to run the chunked path over a prefix) and, on CUDA, one at each length, since cuDNN's
+// attention plans each new shape on its first call (docs/gpu.md) and the timed figures are the
+// steady state's.
+void warmUpPrefills(model::CausalLMImpl& lm, const std::vector<std::int64_t>& lengths,
+                    const torch::Device& device);
+
 // Seconds of wall time of `body`, with the device synchronised around it.
 double timeSeconds(const torch::Device& device, const std::function<void()>& body);
 

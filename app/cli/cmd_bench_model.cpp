@@ -108,22 +108,6 @@ Bench startBench(const SpeedOptions& options, const std::string& name) {
   return bench;
 }
 
-// Untimed prefills, so that the timed ones do not pay for kernel selection, cuBLAS handles and
-// the allocator's first blocks: one long enough to run the chunked path over a prefix, and on
-// CUDA one at each length, since cuDNN's attention plans each new shape on its first call
-// (0.05-0.7 s; docs/gpu.md) and the timed figures are the steady state's.
-void warmUp(model::CausalLMImpl& lm, const std::vector<std::int64_t>& lengths, std::int64_t vocab,
-            const torch::Device& device) {
-  const std::int64_t shortest = *std::min_element(lengths.begin(), lengths.end());
-  std::vector<std::int64_t> warm{std::min<std::int64_t>(1024, shortest)};
-  if (device.is_cuda()) warm.insert(warm.end(), lengths.begin(), lengths.end());
-  torch::NoGradGuard no_grad;
-  for (const std::int64_t length : warm) {
-    model::ModelState cache(lm.numLayers());
-    model::prefill(lm, cache, randomIds(length, vocab));
-  }
-}
-
 // Bytes a decode step reads besides the KV cache: every parameter once, in the loaded dtype. The
 // input embedding gives one row per token, so with untied embeddings only that row counts (the LM
 // head is its own matrix, read whole); tied, the one matrix is read whole as the LM head.
@@ -236,7 +220,7 @@ void benchPrefill(const SpeedOptions& options, bool decode) {
   const auto& loaded = *bench.loaded;
   const auto& c = loaded.config;
   model::CausalLMImpl& lm = *bench.loaded->lm;
-  warmUp(lm, tokens, c.vocab_size, loaded.device);
+  warmUpPrefills(lm, tokens, loaded.device);
   const double weight_bytes = weightBytesPerToken(loaded);
   const double kv_per_position = kvBytesPerPosition(loaded);
   ProfilerTrace trace(options.trace, loaded.device.is_cuda());
@@ -333,7 +317,7 @@ void benchProbe(const SpeedOptions& options) {
   const auto& loaded = *bench.loaded;
   model::CausalLMImpl& lm = *bench.loaded->lm;
   const auto& c = loaded.config;
-  warmUp(lm, lengths, c.vocab_size, loaded.device);
+  warmUpPrefills(lm, lengths, loaded.device);
   for (const std::int64_t T : lengths) {
     const auto ids = randomIds(T, c.vocab_size);
     torch::NoGradGuard no_grad;

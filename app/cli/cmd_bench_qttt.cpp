@@ -165,17 +165,7 @@ void runBench(const BenchQtttOptions& options) {
   checkedLengths(options.lengths, "--lengths", 2);
   const auto loaded = loadBenchModel(options.model, 1);
   const torch::Device device = loaded->device;
-  {  // warm-up, so that the first length's prefill does not pay for the first kernels; on CUDA at
-     // every length, since cuDNN's attention plans each new shape on its first call
-    torch::NoGradGuard no_grad;
-    const std::int64_t shortest = *std::min_element(options.lengths.begin(), options.lengths.end());
-    std::vector<std::int64_t> warm{std::min<std::int64_t>(1024, shortest)};
-    if (device.is_cuda()) warm.insert(warm.end(), options.lengths.begin(), options.lengths.end());
-    for (const std::int64_t length : warm) {
-      model::ModelState cache(loaded->lm->numLayers());
-      model::prefill(*loaded->lm, cache, std::vector<std::int64_t>(static_cast<std::size_t>(length), 1));
-    }
-  }
+  warmUpPrefills(*loaded->lm, options.lengths, device);
   nlohmann::json rows = nlohmann::json::array();
   ProfilerTrace trace(options.trace, device.is_cuda());
   for (std::int64_t length : options.lengths) {
