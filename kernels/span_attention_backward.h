@@ -12,7 +12,8 @@ struct SpanBackwardArgs {
   // q, d_out: [B, Hq, n_pad, D] bf16, contiguous; n_pad a multiple of 16, rows past n zero.
   const void* q = nullptr;
   const void* d_out = nullptr;
-  // k, v: [B, Hkv, S, D] bf16; element (b, h, j, d) at b·batch_stride + h·head_stride + j·D + d.
+  // k, v: [B, Hkv, S, D] bf16; element (b, h, j, d) at b·batch_stride + h·head_stride + j·D + d,
+  // 16-byte aligned rows.
   const void* k = nullptr;
   const void* v = nullptr;
   std::int64_t batch_stride = 0, head_stride = 0;
@@ -32,6 +33,10 @@ struct SpanBackwardArgs {
 // True when the kernel handles this head dimension and group size (D ∈ {32, 64, 128, 256},
 // Hq / Hkv ≤ 8); the caller uses another path otherwise.
 bool spanBackwardSupported(int dim, int groups);
+
+// How many key splits to launch for this shape on the current device: enough blocks for about two
+// per multiprocessor, never more splits than key blocks. Sizes d_q_partial's first dimension.
+int spanBackwardSplits(const SpanBackwardArgs& args);
 
 // Launches the kernel; returns an empty string, or the CUDA error's text.
 const char* spanAttentionBackwardDq(const SpanBackwardArgs& args, void* stream);

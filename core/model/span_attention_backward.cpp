@@ -15,9 +15,6 @@ using torch::Tensor;
 namespace {
 
 constexpr std::int64_t kQueryTile = 16;
-constexpr std::int64_t kKeyBlock = 32;
-// Enough blocks to fill a large GPU several times over (an H100 has 132 SMs).
-constexpr std::int64_t kTargetBlocks = 528;
 
 // [B, H, n, ...] padded with `fill` to n_pad rows along dim 2.
 Tensor padRows(const Tensor& t, std::int64_t n_pad, torch::ScalarType dtype, double fill) {
@@ -67,11 +64,6 @@ Tensor spanAttentionDq(const Tensor& q, const Tensor& k, const Tensor& v, const 
   if (k_in.strides() != v_in.strides()) {
     throwError(ErrorKind::Internal, "", "span attention", "keys and values differ in layout");
   }
-  const std::int64_t blocks = B * Hkv * (n_pad / kQueryTile);
-  const std::int64_t key_blocks = (S + kKeyBlock - 1) / kKeyBlock;
-  const std::int64_t splits = std::clamp<std::int64_t>(kTargetBlocks / blocks, 1, key_blocks);
-  Tensor partial = torch::empty({splits, B, Hq, n_pad, D}, q.options().dtype(torch::kFloat32));
-
   kernels::SpanBackwardArgs args;
   args.q = q_pad.data_ptr();
   args.d_out = d_out_pad.data_ptr();
@@ -82,15 +74,17 @@ Tensor spanAttentionDq(const Tensor& q, const Tensor& k, const Tensor& v, const 
   args.lse = lse_pad.data_ptr<float>();
   args.delta = delta_pad.data_ptr<float>();
   args.positions = positions_pad.data_ptr<std::int64_t>();
-  args.d_q_partial = partial.data_ptr<float>();
   args.batch = static_cast<int>(B);
   args.q_heads = static_cast<int>(Hq);
   args.kv_heads = static_cast<int>(Hkv);
   args.n_pad = static_cast<int>(n_pad);
   args.keys = static_cast<int>(S);
   args.dim = static_cast<int>(D);
-  args.splits = static_cast<int>(splits);
   args.scale = static_cast<float>(scale);
+  args.splits = kernels::spanBackwardSplits(args);
+  // [splits, B, Hq, n_pad, D]: one partial dQ per key split
+  Tensor partial = torch::empty({args.splits, B, Hq, n_pad, D}, q.options().dtype(torch::kFloat32));
+  args.d_q_partial = partial.data_ptr<float>();
   const std::string error = kernels::spanAttentionBackwardDq(args, nullptr);
   if (!error.empty()) throwError(ErrorKind::Internal, "", "span attention", error);
   return partial.sum(0).narrow(2, 0, n).mul_(scale).to(q.scalar_type());

@@ -120,51 +120,69 @@ TEST_CASE("cuDNN attention equals the chunked attention, bottom-right causal", "
   }
 }
 
-TEST_CASE("the span dQ kernel equals the chunked backward and flash's full backward", "[model][.gpu]") {
+namespace {
+
+// The span dQ kernel at one shape: on its own, through the fused path, and flash's full backward,
+// each against the chunked attention's float32 autograd.
+void checkSpanKernel(const AttentionShape& s) {
+  INFO("heads " << s.q_heads << "/" << s.kv_heads << ", queries " << s.queries << " at "
+                << s.run_start << ", keys " << s.keys << ", D " << s.dim);
+  torch::manual_seed(static_cast<std::uint64_t>(s.queries));
+  const auto q = torch::randn({s.batch, s.q_heads, s.queries, s.dim}, cudaOptions(torch::kBFloat16));
+  const auto k = torch::randn({s.batch, s.kv_heads, s.keys, s.dim}, cudaOptions(torch::kBFloat16));
+  const auto v = torch::randn({s.batch, s.kv_heads, s.keys, s.dim}, cudaOptions(torch::kBFloat16));
+  const auto d_out = torch::randn({s.batch, s.q_heads, s.queries, s.dim}, cudaOptions(torch::kBFloat16));
+  const double scale = 1 / std::sqrt(static_cast<double>(s.dim));
+  REQUIRE(model::spanBackwardAvailable(q, k));
+
+  // Reference: the chunked attention's autograd in float32, keys and values frozen.
+  const auto q32 = q.to(torch::kFloat32).detach().requires_grad_(true);
+  const auto reference = model::causalAttention(q32, k.to(torch::kFloat32), v.to(torch::kFloat32),
+                                                runPositions(s), scale);
+  reference.out.backward(d_out.to(torch::kFloat32));
+
+  // The kernel on its own, from the reference forward's output and lse.
+  const auto positions = runPositions(s).to(torch::kCUDA);
+  const auto dq = model::spanAttentionDq(q, k, v, reference.out.detach().to(torch::kBFloat16),
+                                         reference.lse, d_out, positions, scale);
+  CHECK(relativeError(dq, q32.grad()) < 2e-2);
+
+  // Through the fused path with the kernel chosen: flash forward, the kernel as backward.
+  const auto q_train = q.detach().requires_grad_(true);
+  CHECK(std::string(model::attentionPathName(q_train, k, v, s.run_start)) == "flash");
+  ::setenv("STUDIO_SPAN_BACKWARD", "kernel", 1);
+  REQUIRE(std::string(model::attentionPathName(q_train, k, v, s.run_start)) == "flash + span dQ kernel");
+  const auto fused = model::fusedAttention(q_train, k, v, s.run_start, scale);
+  ::unsetenv("STUDIO_SPAN_BACKWARD");
+  REQUIRE(fused.has_value());
+  fused->out.backward(d_out);
+  CHECK(relativeError(q_train.grad(), q32.grad()) < 2e-2);
+
+  // libtorch's full flash backward (dK and dV too) gives the same dQ.
+  const auto q_full = q.detach().requires_grad_(true);
+  const auto k_full = k.detach().requires_grad_(true);
+  const auto v_full = v.detach().requires_grad_(true);
+  const auto full = model::fusedAttention(q_full, k_full, v_full, s.run_start, scale);
+  REQUIRE(full.has_value());
+  full->out.backward(d_out);
+  CHECK(relativeError(q_full.grad(), q32.grad()) < 2e-2);
+}
+
+}  // namespace
+
+TEST_CASE("the span dQ kernel equals the chunked backward and flash's full backward", "[model][.gpu][span-kernel]") {
   REQUIRE(compat::cudaAvailable());
-  for (const AttentionShape& s : kShapes) {
-    INFO("heads " << s.q_heads << "/" << s.kv_heads << ", queries " << s.queries << " at "
-                  << s.run_start << ", keys " << s.keys << ", D " << s.dim);
-    torch::manual_seed(static_cast<std::uint64_t>(s.queries));
-    const auto q = torch::randn({s.batch, s.q_heads, s.queries, s.dim}, cudaOptions(torch::kBFloat16));
-    const auto k = torch::randn({s.batch, s.kv_heads, s.keys, s.dim}, cudaOptions(torch::kBFloat16));
-    const auto v = torch::randn({s.batch, s.kv_heads, s.keys, s.dim}, cudaOptions(torch::kBFloat16));
-    const auto d_out = torch::randn({s.batch, s.q_heads, s.queries, s.dim}, cudaOptions(torch::kBFloat16));
-    const double scale = 1 / std::sqrt(static_cast<double>(s.dim));
-    REQUIRE(model::spanBackwardAvailable(q, k));
+  for (const AttentionShape& s : kShapes) checkSpanKernel(s);
+}
 
-    // Reference: the chunked attention's autograd in float32, keys and values frozen.
-    const auto q32 = q.to(torch::kFloat32).detach().requires_grad_(true);
-    const auto reference = model::causalAttention(q32, k.to(torch::kFloat32), v.to(torch::kFloat32),
-                                                  runPositions(s), scale);
-    reference.out.backward(d_out.to(torch::kFloat32));
-
-    // The kernel on its own, from the reference forward's output and lse.
-    const auto positions = runPositions(s).to(torch::kCUDA);
-    const auto dq = model::spanAttentionDq(q, k, v, reference.out.detach().to(torch::kBFloat16),
-                                           reference.lse, d_out, positions, scale);
-    CHECK(relativeError(dq, q32.grad()) < 2e-2);
-
-    // Through the fused path with the kernel chosen: flash forward, the kernel as backward.
-    const auto q_train = q.detach().requires_grad_(true);
-    CHECK(std::string(model::attentionPathName(q_train, k, v, s.run_start)) == "flash");
-    ::setenv("STUDIO_SPAN_BACKWARD", "kernel", 1);
-    REQUIRE(std::string(model::attentionPathName(q_train, k, v, s.run_start)) == "flash + span dQ kernel");
-    const auto fused = model::fusedAttention(q_train, k, v, s.run_start, scale);
-    ::unsetenv("STUDIO_SPAN_BACKWARD");
-    REQUIRE(fused.has_value());
-    fused->out.backward(d_out);
-    CHECK(relativeError(q_train.grad(), q32.grad()) < 2e-2);
-
-    // libtorch's full flash backward (dK and dV too) gives the same dQ.
-    const auto q_full = q.detach().requires_grad_(true);
-    const auto k_full = k.detach().requires_grad_(true);
-    const auto v_full = v.detach().requires_grad_(true);
-    const auto full = model::fusedAttention(q_full, k_full, v_full, s.run_start, scale);
-    REQUIRE(full.has_value());
-    full->out.backward(d_out);
-    CHECK(relativeError(q_full.grad(), q32.grad()) < 2e-2);
-  }
+TEST_CASE("the span dQ kernel in long caches and at D 256", "[model][.gpu]") {
+  REQUIRE(compat::cudaAvailable());
+  const std::vector<AttentionShape> shapes = {
+      {1, 8, 4, 19, 2500, 256, 2481},     // a span at the end
+      {1, 16, 8, 128, 20011, 128, 7000},  // inside a long cache: the later key splits idle
+      {1, 24, 8, 200, 9000, 64, 8800},    // GQA 3: 39 tiles a KV head, a last block with an idle warp
+  };
+  for (const AttentionShape& s : shapes) checkSpanKernel(s);
 }
 
 TEST_CASE("the probe kernel gives the CPU probe's statistics", "[model][.gpu]") {
