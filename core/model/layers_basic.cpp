@@ -1,5 +1,6 @@
 #include "core/model/layers_basic.h"
 
+#include "core/model/decode_linear.h"
 #include "core/model/fused_elementwise.h"
 
 namespace studio::model {
@@ -15,6 +16,7 @@ LinearImpl::LinearImpl(std::int64_t in_features, std::int64_t out_features, bool
 
 torch::Tensor LinearImpl::forward(const torch::Tensor& x, const torch::Tensor& weight_override) const {
   const torch::Tensor& w = weight_override.defined() ? weight_override : weight;
+  if (auto y = decodeLinear(x, w, bias)) return *y;  // a decode step's few rows on a GPU
   return bias.defined() ? torch::linear(x, w, bias) : torch::linear(x, w);
 }
 
