@@ -251,7 +251,9 @@ int spanBackwardSplits(const SpanBackwardArgs& a) {
   const int warps = std::max(1, warpsPerBlock(a));
   const long long blocks = static_cast<long long>((tiles + warps - 1) / warps) * a.batch * a.kv_heads;
   const long long key_blocks = std::max(1, (a.keys + keyBlock(a.dim) - 1) / keyBlock(a.dim));
-  const long long wanted = (2LL * multiprocessors + blocks - 1) / std::max(1LL, blocks);
+  // One block fits a multiprocessor (its registers and shared memory): one wave, never a few
+  // blocks left over for a second (a grid of 2.06 waves ran as 3, ncu on an H200).
+  const long long wanted = multiprocessors / std::max(1LL, blocks);
   return static_cast<int>(std::clamp(wanted, 1LL, key_blocks));
 }
 

@@ -34,8 +34,8 @@ struct SpanBackwardArgs {
 // Hq / Hkv ≤ 8); the caller uses another path otherwise.
 bool spanBackwardSupported(int dim, int groups);
 
-// How many key splits to launch for this shape on the current device: enough blocks for about two
-// per multiprocessor, never more splits than key blocks. Sizes d_q_partial's first dimension.
+// How many key splits to launch for this shape on the current device: enough blocks for one per
+// multiprocessor, never more splits than key blocks. Sizes d_q_partial's first dimension.
 int spanBackwardSplits(const SpanBackwardArgs& args);
 
 // Launches the kernel; returns an empty string, or the CUDA error's text.

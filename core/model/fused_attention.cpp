@@ -47,11 +47,11 @@ bool flashApplies(const Tensor& q, const Tensor& k, const Tensor& v,
 #endif
 }
 
-// The dQ-only kernel is opt-in (STUDIO_SPAN_BACKWARD=kernel): on an H200 it took 2.0 ms where
-// flash's full backward took 0.93 ms (one Qwen3-1.7B layer, k = 128 over 32k keys; docs/gpu.md).
+// The dQ-only kernel unless STUDIO_SPAN_BACKWARD=flash: on an H200 it took 0.67 ms where flash's
+// full backward took 0.92 ms (one Qwen3-1.7B layer, k = 128 over 32k keys; docs/gpu.md).
 bool spanKernelChosen() {
   const char* value = std::getenv("STUDIO_SPAN_BACKWARD");
-  return value != nullptr && std::strcmp(value, "kernel") == 0;
+  return value == nullptr || std::strcmp(value, "flash") != 0;
 }
 
 // cuDNN's fused attention for forward-only prefill chunks: at least kCudnnQueryBucket queries
