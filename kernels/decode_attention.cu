@@ -176,71 +176,69 @@ __global__ void __launch_bounds__(kThreads) splitKernel(DecodeAttentionArgs a) {
   }
 }
 
-constexpr int kMergeWarps = 8;
-
 // The block's reduction of one float per thread with `op` (max or sum), the result in every thread.
 template <typename Op>
 __device__ float blockReduce(float value, Op op, float* scratch) {
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
 #pragma unroll
   for (int offset = 16; offset > 0; offset /= 2) value = op(value, __shfl_xor_sync(0xffffffffu, value, offset));
+  __syncthreads();  // scratch may still be read from the last call
   if (lane == 0) scratch[warp] = value;
   __syncthreads();
   float total = scratch[0];
 #pragma unroll
-  for (int w = 1; w < kMergeWarps; ++w) total = op(total, scratch[w]);
+  for (int w = 1; w < kWarps; ++w) total = op(total, scratch[w]);
   return total;
 }
 
-// A block of 8 warps per (sequence, head): the splits' maxima reduced by the whole block, then
-// each warp takes every 8th split, its lanes on consecutive dimensions (one coalesced row read per
-// split, several splits in flight), and the warps' weighted sums are added in shared memory.
+// A block per (sequence, head): the splits' maxima and sums reduced by the whole block, then each
+// thread adds its dimensions' partial sums over the splits, kThreads splits at a time with their
+// weights e^{max_i − max} in shared memory.
 template <typename T>
-__global__ void __launch_bounds__(32 * kMergeWarps) mergeKernel(DecodeAttentionArgs a) {
-  constexpr int kMaxDimsPerLane = 256 / 32;
+__global__ void __launch_bounds__(kThreads) mergeKernel(DecodeAttentionArgs a) {
   const int h = blockIdx.x, b = blockIdx.z;
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const std::int64_t count = *a.key_count;
   const std::int64_t row = static_cast<std::int64_t>(b) * a.q_heads + h;
   const std::int64_t first = row * a.splits;
   const int used = static_cast<int>(
       min(static_cast<std::int64_t>(a.splits), (count + a.split_keys - 1) / a.split_keys));
-  __shared__ float scratch[kMergeWarps];
-  __shared__ float warp_sum[kMergeWarps];
-  __shared__ float warp_out[kMergeWarps][256];
+  __shared__ float scratch[kWarps];
+  __shared__ float weight[kThreads];
   float local_max = -INFINITY;
-  for (int i = threadIdx.x; i < used; i += blockDim.x) local_max = fmaxf(local_max, a.partial_max[first + i]);
+  for (int i = threadIdx.x; i < used; i += kThreads) local_max = fmaxf(local_max, a.partial_max[first + i]);
   const float total_max = blockReduce(local_max, [](float x, float y) { return fmaxf(x, y); }, scratch);
-
-  float sum = 0.0f, acc[kMaxDimsPerLane] = {};
-#pragma unroll 4
-  for (int i = warp; i < used; i += kMergeWarps) {
+  float local_sum = 0.0f;
+  for (int i = threadIdx.x; i < used; i += kThreads) {
     const float mi = a.partial_max[first + i];
-    const float weight = mi == -INFINITY ? 0.0f : expf(mi - total_max);
-    sum += weight * a.partial_sum[first + i];
-    const float* partial = a.partial_out + (first + i) * a.dim;
+    if (mi != -INFINITY) local_sum += a.partial_sum[first + i] * expf(mi - total_max);
+  }
+  const float total_sum = blockReduce(local_sum, [](float x, float y) { return x + y; }, scratch);
+  constexpr int kMaxDimsPerThread = 256 / kThreads;
+  float sum[kMaxDimsPerThread] = {};
+  for (int tile = 0; tile < used; tile += kThreads) {
+    const int n = min(kThreads, used - tile);
+    __syncthreads();  // the last tile's weights are read
+    if (threadIdx.x < n) {
+      const float mi = a.partial_max[first + tile + threadIdx.x];
+      weight[threadIdx.x] = mi == -INFINITY ? 0.0f : expf(mi - total_max);
+    }
+    __syncthreads();
 #pragma unroll
-    for (int t = 0; t < kMaxDimsPerLane; ++t) {
-      const int d = lane + 32 * t;
-      if (d < a.dim) acc[t] += weight * partial[d];
+    for (int j = 0; j < kMaxDimsPerThread; ++j) {
+      const int d = threadIdx.x + j * kThreads;
+      if (d >= a.dim) break;
+      const float* partial = a.partial_out + (first + tile) * a.dim + d;
+      float acc = 0.0f;
+#pragma unroll 8
+      for (int i = 0; i < n; ++i) acc += weight[i] * partial[static_cast<std::int64_t>(i) * a.dim];
+      sum[j] += acc;
     }
   }
-  if (lane == 0) warp_sum[warp] = sum;
-#pragma unroll
-  for (int t = 0; t < kMaxDimsPerLane; ++t) {
-    const int d = lane + 32 * t;
-    if (d < a.dim) warp_out[warp][d] = acc[t];
-  }
-  __syncthreads();
-  float total_sum = 0.0f;
-#pragma unroll
-  for (int w = 0; w < kMergeWarps; ++w) total_sum += warp_sum[w];
   T* out = static_cast<T*>(a.out) + row * a.dim;
-  for (int d = threadIdx.x; d < a.dim; d += blockDim.x) {
-    float value = 0.0f;
 #pragma unroll
-    for (int w = 0; w < kMergeWarps; ++w) value += warp_out[w][d];
-    out[d] = fromFloat<T>(total_sum > 0.0f ? value / total_sum : 0.0f);
+  for (int j = 0; j < kMaxDimsPerThread; ++j) {
+    const int d = threadIdx.x + j * kThreads;
+    if (d < a.dim) out[d] = fromFloat<T>(total_sum > 0.0f ? sum[j] / total_sum : 0.0f);
   }
   if (threadIdx.x == 0) a.lse[row] = total_sum > 0.0f ? total_max + logf(total_sum) : -INFINITY;
 }
@@ -267,7 +265,7 @@ const char* launch(const DecodeAttentionArgs& a, cudaStream_t stream) {
                       : e == 4 ? launchSplits<T, 4>(a, stream)
                                : launchSplits<T, 8>(a, stream);
   if (error) return error;
-  mergeKernel<T><<<dim3(a.q_heads, 1, a.batch), 32 * kMergeWarps, 0, stream>>>(a);
+  mergeKernel<T><<<dim3(a.q_heads, 1, a.batch), kThreads, 0, stream>>>(a);
   if (cudaGetLastError() != cudaSuccess) return "the decode attention's merge kernel did not launch";
   return nullptr;
 }
@@ -276,7 +274,7 @@ const char* launch(const DecodeAttentionArgs& a, cudaStream_t stream) {
 
 int decodeAttentionSplitKeys(std::int64_t positions) {
   int keys = 64;
-  while (keys < 1024 && static_cast<std::int64_t>(keys) * 256 < positions) keys *= 2;
+  while (keys < 1024 && static_cast<std::int64_t>(keys) * 128 < positions) keys *= 2;
   return keys;
 }
 

@@ -47,12 +47,13 @@ struct DecodeAttentionArgs {
   float* lse = nullptr;          // [B, Hq]: log Σ_j e^{z_j}, z_j = (q·k_j) · scale
 };
 
-// Keys per split for segments holding `positions` keys in all: positions / 256 rounded up to a
-// power of two, from 64 to 1,024 (64 at 8k, 256 at 32k). Short splits put enough blocks on the
-// card at 8k (64 keys: about eight blocks per H200 multiprocessor); longer ones keep the splits,
-// which the merge reads, about 128 to 256 (at 32k, 256 keys: with them the 4B shape decoded
-// faster there than with 64; docs/gpu.md). With positions / 128 a cache a little over 8k or 32k
-// positions got twice these sizes (ncu: 65 splits of 128 keys at 8,209 positions).
+// Keys per split for segments holding `positions` keys in all: positions / 128 rounded up to a
+// power of two, from 64 to 1,024. Short splits put enough blocks on the card at 8k (64 keys: about
+// eight blocks per H200 multiprocessor); longer ones keep the splits, which the merge walks, about
+// 128 (at 32k, 256 keys: the old size, with which the 4B shape decoded faster there than with 64;
+// docs/gpu.md). A cache a little over 8k positions gets twice that (ncu: 65 splits of 128 keys at
+// 8,209 positions); positions / 256 was tried with a merge kernel of 8 warps and was no faster on
+// an H200 (split kernel 41.7 µs a layer, merge 9.8 µs, against 40.6 and 5.6; docs/gpu.md).
 int decodeAttentionSplitKeys(std::int64_t positions);
 // Splits for segments holding `positions` keys in all.
 int decodeAttentionSplits(std::int64_t positions);

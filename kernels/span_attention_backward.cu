@@ -39,9 +39,7 @@ struct SpanConfig {
   static constexpr std::size_t stage = 2 * kv_tile;  // K then V
   static constexpr std::size_t scores = alignUp(sizeof(float) * kTile * score_ld);
   static constexpr std::size_t d_scores = alignUp(sizeof(bf16) * kTile * d_score_ld);
-  // Each row's lse, δ (float) and last visible key (int64), read by every lane of the warp.
-  static constexpr std::size_t row_stats = alignUp(kTile * (2 * sizeof(float) + sizeof(long long)));
-  static constexpr std::size_t per_warp = 2 * scores + d_scores + row_stats;
+  static constexpr std::size_t per_warp = 2 * scores + d_scores;
   static std::size_t bytes(int warps) { return 2 * stage + per_warp * warps; }
 };
 
@@ -87,9 +85,6 @@ __global__ void __launch_bounds__(32 * kWarps) spanBackwardKernel(SpanBackwardAr
   float* scores = reinterpret_cast<float*>(mine);                       // [16, key_block]
   float* d_probs = reinterpret_cast<float*>(mine + Config::scores);     // [16, key_block]
   bf16* d_scores = reinterpret_cast<bf16*>(mine + 2 * Config::scores);  // [16, key_block]
-  float* row_lse = reinterpret_cast<float*>(mine + 2 * Config::scores + Config::d_scores);  // [16]
-  float* row_delta = row_lse + kTile;                                                      // [16]
-  long long* row_pos = reinterpret_cast<long long*>(row_delta + kTile);                    // [16]
 
   // This warp's tile: query head h_q (of the KV head's group) and queries [q0, q0 + 16).
   const int groups = a.q_heads / a.kv_heads;
@@ -103,12 +98,7 @@ __global__ void __launch_bounds__(32 * kWarps) spanBackwardKernel(SpanBackwardAr
 
   // The last key this warp's queries see, then the block's: the keys the block streams.
   long long warp_last = -1;
-  if (lane < kTile) {
-    if (active) warp_last = a.positions[q0 + lane];
-    row_pos[lane] = warp_last;
-    row_lse[lane] = active ? a.lse[row0 + lane] : 0.0f;
-    row_delta[lane] = active ? a.delta[row0 + lane] : 0.0f;
-  }
+  if (active && lane < kTile) warp_last = a.positions[q0 + lane];
 #pragma unroll
   for (int offset = 16; offset > 0; offset /= 2) {
     warp_last = max(warp_last, __shfl_xor_sync(0xffffffffu, warp_last, offset));
@@ -122,6 +112,12 @@ __global__ void __launch_bounds__(32 * kWarps) spanBackwardKernel(SpanBackwardAr
   const int per_split = (blocks + a.splits - 1) / a.splits;
   const int first_block = blockIdx.z * per_split;
   const int end_block = min(blocks, first_block + per_split);
+
+  // This lane's share of the elementwise step: row lane / 2, half of the key block's columns.
+  const int r = lane / 2, c0 = (lane % 2) * (kKeyBlock / 2);
+  const float row_lse = active ? a.lse[row0 + r] : 0.0f;
+  const float row_delta = active ? a.delta[row0 + r] : 0.0f;
+  const long long row_pos = active ? a.positions[q0 + r] : -1;
 
   wmma::fragment<wmma::matrix_a, 16, 16, 16, bf16, wmma::row_major> q_frag[kSteps], d_out_frag[kSteps];
   wmma::fragment<wmma::accumulator, 16, 16, 16, float> d_q[kSteps];
@@ -183,22 +179,16 @@ __global__ void __launch_bounds__(32 * kWarps) spanBackwardKernel(SpanBackwardAr
         wmma::store_matrix_sync(d_probs + n * 16, dp_acc, Config::score_ld, wmma::mem_row_major);
       }
       __syncwarp();
-      // dS = P ∘ (dP − δ), P = exp(S·scale − lse) where the key is visible to the query. Row by
-      // row, the lanes on consecutive columns: shared memory without bank conflicts.
-#pragma unroll 4
-      for (int r = 0; r < kTile; ++r) {
-        const float lse = row_lse[r], delta = row_delta[r];
-        const long long last = row_pos[r];
+      // dS = P ∘ (dP − δ), P = exp(S·scale − lse) where the key is visible to the query.
 #pragma unroll
-        for (int c = lane; c < kKeyBlock; c += 32) {
-          const int j = j0 + c;
-          float d_score = 0.0f;
-          if (j <= last && j < a.keys) {
-            const float p = __expf(scores[r * Config::score_ld + c] * a.scale - lse);
-            d_score = p * (d_probs[r * Config::score_ld + c] - delta);
-          }
-          d_scores[r * Config::d_score_ld + c] = __float2bfloat16(d_score);
+      for (int c = c0; c < c0 + kKeyBlock / 2; ++c) {
+        const int j = j0 + c;
+        float d_score = 0.0f;
+        if (j <= row_pos && j < a.keys) {
+          const float p = __expf(scores[r * Config::score_ld + c] * a.scale - row_lse);
+          d_score = p * (d_probs[r * Config::score_ld + c] - row_delta);
         }
+        d_scores[r * Config::d_score_ld + c] = __float2bfloat16(d_score);
       }
       __syncwarp();
       // dQ += dS·K: [16, key_block] · [key_block, D].

@@ -47,11 +47,14 @@ bool flashApplies(const Tensor& q, const Tensor& k, const Tensor& v,
 #endif
 }
 
-// The dQ-only kernel unless STUDIO_SPAN_BACKWARD=flash: on an H200 it took 0.67 ms where flash's
-// full backward took 0.92 ms (one Qwen3-1.7B layer, k = 128 over 32k keys; docs/gpu.md).
+// The dQ-only kernel is opt-in (STUDIO_SPAN_BACKWARD=kernel). On an H200 it takes 0.59 ms of
+// device time where flash's full backward takes 0.97 ms (one Qwen3-1.7B layer, k = 128 over
+// 32k keys), but the qTTT step, bound by the host, ran about 10 ms slower with it: its wrapper's
+// padding, δ and partial sums add about 11 kernels a layer (4,023 a step against about 3,700 with
+// flash's backward; docs/gpu.md).
 bool spanKernelChosen() {
   const char* value = std::getenv("STUDIO_SPAN_BACKWARD");
-  return value == nullptr || std::strcmp(value, "flash") != 0;
+  return value != nullptr && std::strcmp(value, "kernel") == 0;
 }
 
 // cuDNN's fused attention for forward-only prefill chunks: at least kCudnnQueryBucket queries

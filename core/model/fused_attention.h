@@ -5,10 +5,11 @@
 // causal mask is aligned to the bottom right, so over keys [0, p0+T) it is exactly "query i sees
 // keys ≤ p0+i", and it returns the log-sum-exp the probes need. That covers the chunked prefill,
 // decode steps over one cache segment, training and qTTT's span step, whose backward is flash's
-// own (dK and dV included) — except where only q needs a gradient (qTTT's span over a frozen
-// cache) and the CUDA kernels are built: there the backward is the dQ-only kernel of
-// kernels/span_attention_backward.cu (3 of flash's 5 matrix products; faster than flash's full
-// backward on an H200, docs/gpu.md). STUDIO_SPAN_BACKWARD=flash keeps flash's backward there too.
+// own (dK and dV included). With STUDIO_SPAN_BACKWARD=kernel in the environment, when only q
+// needs a gradient (qTTT's span over a frozen cache) and the CUDA kernels are built, the backward
+// is the dQ-only kernel of kernels/span_attention_backward.cu instead: faster than flash's full
+// backward on the device, but the whole qTTT step, bound by the host, measured slower with it
+// (docs/gpu.md), hence not the default.
 // Everything else — the CPU, f32 (the reference path), scattered positions, a sliding window or
 // soft-capped scores (ScoreRule) — runs
 // causalAttention's chunked composition. Forward-only prefill chunks of at least 1,024 queries that

@@ -147,14 +147,13 @@ void checkSpanKernel(const AttentionShape& s) {
                                          reference.lse, d_out, positions, scale);
   CHECK(relativeError(dq, q32.grad()) < 2e-2);
 
-  // Through the fused path, which takes the kernel by default: flash forward, the kernel as
-  // backward. STUDIO_SPAN_BACKWARD=flash keeps flash's own backward.
+  // Through the fused path with the kernel chosen: flash forward, the kernel as backward.
   const auto q_train = q.detach().requires_grad_(true);
-  REQUIRE(std::string(model::attentionPathName(q_train, k, v, s.run_start)) == "flash + span dQ kernel");
-  ::setenv("STUDIO_SPAN_BACKWARD", "flash", 1);
   CHECK(std::string(model::attentionPathName(q_train, k, v, s.run_start)) == "flash");
-  ::unsetenv("STUDIO_SPAN_BACKWARD");
+  ::setenv("STUDIO_SPAN_BACKWARD", "kernel", 1);
+  REQUIRE(std::string(model::attentionPathName(q_train, k, v, s.run_start)) == "flash + span dQ kernel");
   const auto fused = model::fusedAttention(q_train, k, v, s.run_start, scale);
+  ::unsetenv("STUDIO_SPAN_BACKWARD");
   REQUIRE(fused.has_value());
   fused->out.backward(d_out);
   CHECK(relativeError(q_train.grad(), q32.grad()) < 2e-2);

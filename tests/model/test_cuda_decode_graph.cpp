@@ -44,7 +44,7 @@ const std::vector<DecodeShape> kDecodeShapes = {
     {1, 8, 1, 128, {40}, 900, 1000, torch::kBFloat16},          // a group of 8: two blocks of 4
     {1, 8, 1, 32, {}, 257, 1024, torch::kFloat32},              // multi-query, float32
     {1, 16, 8, 256, {255}, 2, 2, torch::kBFloat16},             // D 256, a full tail
-    {1, 16, 8, 128, {8192}, 12001, 16000, torch::kBFloat16},    // 24k positions: 189 splits of 128 keys
+    {1, 16, 8, 128, {8192}, 12001, 16000, torch::kBFloat16},    // 24k positions: splits of 256 keys
     {1, 8, 2, 128, {}, 70001, 140000, torch::kBFloat16},        // 140k: splits of 1,024, 137 of them
 };
 
