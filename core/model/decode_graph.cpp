@@ -1,12 +1,11 @@
 #include "core/model/decode_graph.h"
 
-#include <cstdlib>
-#include <cstring>
 #include <iostream>
 
 #include "core/common/error.h"
 #include "core/common/torch_compat.h"
 #include "core/model/decode_attention.h"
+#include "core/model/kernel_switches.h"
 
 #if defined(STUDIO_HAVE_CUDA_KERNELS)
 #include <ATen/cuda/CUDAEvent.h>
@@ -19,17 +18,8 @@ namespace studio::model {
 
 using torch::Tensor;
 
-namespace {
-
-bool graphsTurnedOff() {
-  const char* value = std::getenv("STUDIO_DECODE_GRAPH");
-  return value != nullptr && std::strcmp(value, "off") == 0;
-}
-
-}  // namespace
-
 std::string DecodeGraph::refusal(const CausalLMImpl& lm, const ModelState& state) {
-  if (graphsTurnedOff()) return "STUDIO_DECODE_GRAPH=off";
+  if (environmentSwitch("STUDIO_DECODE_GRAPH", "off")) return "STUDIO_DECODE_GRAPH=off";
   if (!lm.device().is_cuda()) return "the model is not on CUDA";
   const std::string kernel = decodeAttentionKernelRefusal(lm.device(), lm.dtype(),
                                                           lm.config().head_dim,

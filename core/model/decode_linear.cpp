@@ -4,11 +4,10 @@
 #include <c10/cuda/CUDAStream.h>
 
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
 
 #include "core/common/error.h"
 #include "core/model/kernel_element_type.h"
+#include "core/model/kernel_switches.h"
 #include "kernels/gemv.h"
 #endif
 
@@ -19,12 +18,6 @@ using torch::Tensor;
 #if defined(STUDIO_HAVE_CUDA_KERNELS)
 
 namespace {
-
-// Read at every call, so that a bench or a test can compare both paths in one process.
-bool gemvTurnedOff() {
-  const char* value = std::getenv("STUDIO_DECODE_GEMV");
-  return value != nullptr && std::strcmp(value, "off") == 0;
-}
 
 bool aligned16(const Tensor& t) { return reinterpret_cast<std::uintptr_t>(t.data_ptr()) % 16 == 0; }
 
@@ -47,11 +40,9 @@ std::optional<Tensor> decodeLinear(const Tensor& x, const Tensor& weight, const 
                          !bias.is_contiguous() || bias.device() != x.device())) {
     return std::nullopt;
   }
-  if (torch::GradMode::is_enabled() &&
-      (x.requires_grad() || weight.requires_grad() || (bias.defined() && bias.requires_grad()))) {
+  if (needsGradient({x, weight, bias}) || environmentSwitch("STUDIO_DECODE_GEMV", "off")) {
     return std::nullopt;
   }
-  if (gemvTurnedOff()) return std::nullopt;
   const Tensor input = x.contiguous();
   if (!aligned16(input)) return std::nullopt;
   auto shape = x.sizes().vec();

@@ -1,12 +1,11 @@
 #include "core/model/fused_attention.h"
 
 #include <atomic>
-#include <cstdlib>
-#include <cstring>
 #include <iostream>
 
 #include "core/common/torch_compat.h"
 #include "core/model/cudnn_attention.h"
+#include "core/model/kernel_switches.h"
 #include "core/model/span_attention_backward.h"
 
 namespace studio::model {
@@ -15,12 +14,7 @@ using torch::Tensor;
 
 namespace {
 
-// STUDIO_ATTENTION, read at each call (a getenv against milliseconds of attention), so that a
-// test or a bench can compare the paths in one process.
-bool attentionChosen(const char* name) {
-  const char* value = std::getenv("STUDIO_ATTENTION");
-  return value != nullptr && std::strcmp(value, name) == 0;
-}
+bool attentionChosen(const char* name) { return environmentSwitch("STUDIO_ATTENTION", name); }
 
 #if STUDIO_FLASH_ATTENTION && STUDIO_TORCH_AT_LEAST(2, 1)
 
@@ -52,19 +46,14 @@ bool flashApplies(const Tensor& q, const Tensor& k, const Tensor& v,
 // 32k keys), but the qTTT step, bound by the host, ran about 10 ms slower with it: its wrapper's
 // padding, δ and partial sums add about 11 kernels a layer (4,023 a step against about 3,700 with
 // flash's backward; docs/gpu.md).
-bool spanKernelChosen() {
-  const char* value = std::getenv("STUDIO_SPAN_BACKWARD");
-  return value != nullptr && std::strcmp(value, "kernel") == 0;
-}
+bool spanKernelChosen() { return environmentSwitch("STUDIO_SPAN_BACKWARD", "kernel"); }
 
 // cuDNN's fused attention for forward-only prefill chunks: at least kCudnnQueryBucket queries
 // starting on that grid, so that cuDNN's per-shape plans are few and reused (cudnn_attention.h).
 // STUDIO_ATTENTION=cudnn takes it for every forward-only call of two or more queries (tests,
 // comparisons); STUDIO_ATTENTION=flash never.
 bool cudnnChosen(const Tensor& q, const Tensor& k, const Tensor& v, std::int64_t run_start) {
-  const bool needs_grad = torch::GradMode::is_enabled() &&
-                          (q.requires_grad() || k.requires_grad() || v.requires_grad());
-  if (needs_grad || q.size(2) < 2 || !cudnnAttentionBuilt() || attentionChosen("flash")) return false;
+  if (needsGradient({q, k, v}) || q.size(2) < 2 || !cudnnAttentionBuilt() || attentionChosen("flash")) return false;
   if (attentionChosen("cudnn")) return true;
   return q.size(2) >= kCudnnQueryBucket && run_start % kCudnnQueryBucket == 0;
 }

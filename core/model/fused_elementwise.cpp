@@ -5,10 +5,8 @@
 #if defined(STUDIO_HAVE_CUDA_KERNELS)
 #include <c10/cuda/CUDAStream.h>
 
-#include <cstdlib>
-#include <cstring>
-
 #include "core/model/kernel_element_type.h"
+#include "core/model/kernel_switches.h"
 #include "kernels/rms_norm.h"
 #include "kernels/rotary.h"
 #endif
@@ -21,15 +19,7 @@ using torch::Tensor;
 
 namespace {
 
-// Read at every call, so that a test can compare both paths in one process.
-bool fusedTurnedOff() {
-  const char* value = std::getenv("STUDIO_FUSED_ELEMENTWISE");
-  return value != nullptr && std::strcmp(value, "off") == 0;
-}
-
-bool needsGradient(const Tensor& a, const Tensor& b) {
-  return torch::GradMode::is_enabled() && (a.requires_grad() || b.requires_grad());
-}
+bool fusedTurnedOff() { return environmentSwitch("STUDIO_FUSED_ELEMENTWISE", "off"); }
 
 void* currentStream() { return c10::cuda::getCurrentCUDAStream().stream(); }
 
@@ -39,7 +29,7 @@ std::optional<Tensor> fusedRmsNorm(const Tensor& x, const Tensor& weight, double
   const auto type = kernelElementType(x.scalar_type());
   if (!x.is_cuda() || !type || weight.scalar_type() != x.scalar_type() || x.dim() < 1 ||
       x.numel() == 0 || weight.dim() != 1 || weight.size(0) != x.size(-1) ||
-      needsGradient(x, weight) || fusedTurnedOff()) {
+      needsGradient({x, weight}) || fusedTurnedOff()) {
     return std::nullopt;
   }
   const Tensor input = x.contiguous(), w = weight.contiguous();
@@ -66,7 +56,7 @@ std::optional<Tensor> fusedRotary(const Tensor& x, const Tensor& positions, cons
       positions.scalar_type() != torch::kInt64 || positions.dim() != 1 ||
       positions.size(0) != x.size(2) || inv_freq.scalar_type() != torch::kFloat32 ||
       inv_freq.numel() != x.size(3) / 2 || inv_freq.device() != x.device() ||
-      needsGradient(x, inv_freq) || fusedTurnedOff()) {
+      needsGradient({x, inv_freq}) || fusedTurnedOff()) {
     return std::nullopt;
   }
   const Tensor pos = positions.contiguous(), freq = inv_freq.contiguous();

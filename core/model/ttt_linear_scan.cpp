@@ -1,9 +1,7 @@
 #include "core/model/ttt_linear_scan.h"
 
-#include <cstdlib>
-#include <cstring>
-
 #include "core/common/error.h"
+#include "core/model/kernel_switches.h"
 
 #if defined(STUDIO_HAVE_CUDA_KERNELS)
 #include "kernels/ttt_linear_scan.h"
@@ -17,19 +15,7 @@ using torch::Tensor;
 
 namespace {
 
-// Read at every forward, so that a test can compare both paths in one process.
-bool scanComposedForced() {
-  const char* value = std::getenv("STUDIO_TTT_SCAN");
-  return value != nullptr && std::strcmp(value, "libtorch") == 0;
-}
-
-bool needsGradient(std::initializer_list<const Tensor*> tensors) {
-  if (!torch::GradMode::is_enabled()) return false;
-  for (const Tensor* t : tensors) {
-    if (t->defined() && t->requires_grad()) return true;
-  }
-  return false;
-}
+bool scanComposedForced() { return environmentSwitch("STUDIO_TTT_SCAN", "libtorch"); }
 
 // t as a fresh contiguous float32 tensor of `shape` (a copy: the kernel writes into it).
 Tensor freshCopy(const Tensor& t, at::IntArrayRef shape) {
@@ -50,8 +36,8 @@ bool tttLinearScanApplies(const InnerModel& model, const FastWeights& start, con
   if (model.layer_norm && model.norm_weight.scalar_type() != torch::kFloat32) return false;
   const auto n = token_factor.size(0);
   if (n < 1 ||
-      needsGradient({&q, &k, &v, &lr, &token_factor, &start[0], &start[1], &model.norm_weight,
-                     &model.norm_bias})) {
+      needsGradient({q, k, v, lr, token_factor, start[0], start[1], model.norm_weight,
+                     model.norm_bias})) {
     return false;
   }
   // The environment is read last: only inference forwards get that far.
