@@ -36,6 +36,18 @@ torch::Tensor runPositions(const AttentionShape& s) {
   return torch::arange(s.run_start, s.run_start + s.queries, torch::kInt64);
 }
 
+// Random bf16 queries, keys and values of shape `s` on CUDA, drawn in that order from `seed`.
+struct AttentionInputs {
+  torch::Tensor q, k, v;  // [B, Hq, T, D], [B, Hkv, S, D], [B, Hkv, S, D]
+};
+
+AttentionInputs randomInputs(const AttentionShape& s, std::uint64_t seed) {
+  torch::manual_seed(seed);
+  return {torch::randn({s.batch, s.q_heads, s.queries, s.dim}, cudaOptions(torch::kBFloat16)),
+          torch::randn({s.batch, s.kv_heads, s.keys, s.dim}, cudaOptions(torch::kBFloat16)),
+          torch::randn({s.batch, s.kv_heads, s.keys, s.dim}, cudaOptions(torch::kBFloat16))};
+}
+
 const std::vector<AttentionShape> kShapes = {
     {1, 4, 2, 37, 150, 64, 100},      // a span inside the cache, odd lengths
     {2, 8, 1, 16, 1000, 128, 984},    // multi-query, span at the end
@@ -51,10 +63,7 @@ TEST_CASE("flash attention on CUDA equals the chunked attention, bottom-right ca
   for (const AttentionShape& s : kShapes) {
     INFO("heads " << s.q_heads << "/" << s.kv_heads << ", queries " << s.queries << " at "
                   << s.run_start << ", keys " << s.keys << ", D " << s.dim);
-    torch::manual_seed(static_cast<std::uint64_t>(s.keys));
-    const auto q = torch::randn({s.batch, s.q_heads, s.queries, s.dim}, cudaOptions(torch::kBFloat16));
-    const auto k = torch::randn({s.batch, s.kv_heads, s.keys, s.dim}, cudaOptions(torch::kBFloat16));
-    const auto v = torch::randn({s.batch, s.kv_heads, s.keys, s.dim}, cudaOptions(torch::kBFloat16));
+    const auto [q, k, v] = randomInputs(s, static_cast<std::uint64_t>(s.keys));
     const double scale = 1 / std::sqrt(static_cast<double>(s.dim));
     torch::NoGradGuard no_grad;
     REQUIRE(std::string(model::attentionPathName(q, k, v, s.run_start)) == "flash");
@@ -90,10 +99,7 @@ TEST_CASE("cuDNN attention equals the chunked attention, bottom-right causal", "
   for (const AttentionShape& s : shapes) {
     INFO("heads " << s.q_heads << "/" << s.kv_heads << ", queries " << s.queries << " at "
                   << s.run_start << ", keys " << s.keys << ", D " << s.dim);
-    torch::manual_seed(static_cast<std::uint64_t>(s.keys + s.queries));
-    const auto q = torch::randn({s.batch, s.q_heads, s.queries, s.dim}, cudaOptions(torch::kBFloat16));
-    const auto k = torch::randn({s.batch, s.kv_heads, s.keys, s.dim}, cudaOptions(torch::kBFloat16));
-    const auto v = torch::randn({s.batch, s.kv_heads, s.keys, s.dim}, cudaOptions(torch::kBFloat16));
+    const auto [q, k, v] = randomInputs(s, static_cast<std::uint64_t>(s.keys + s.queries));
     const double scale = 1 / std::sqrt(static_cast<double>(s.dim));
     const bool prefill_chunk = s.queries >= 1024 && s.run_start % 1024 == 0;
     CHECK(std::string(model::attentionPathName(q, k, v, s.run_start)) == (prefill_chunk ? "cudnn" : "flash"));
@@ -127,10 +133,7 @@ namespace {
 void checkSpanKernel(const AttentionShape& s) {
   INFO("heads " << s.q_heads << "/" << s.kv_heads << ", queries " << s.queries << " at "
                 << s.run_start << ", keys " << s.keys << ", D " << s.dim);
-  torch::manual_seed(static_cast<std::uint64_t>(s.queries));
-  const auto q = torch::randn({s.batch, s.q_heads, s.queries, s.dim}, cudaOptions(torch::kBFloat16));
-  const auto k = torch::randn({s.batch, s.kv_heads, s.keys, s.dim}, cudaOptions(torch::kBFloat16));
-  const auto v = torch::randn({s.batch, s.kv_heads, s.keys, s.dim}, cudaOptions(torch::kBFloat16));
+  const auto [q, k, v] = randomInputs(s, static_cast<std::uint64_t>(s.queries));
   const auto d_out = torch::randn({s.batch, s.q_heads, s.queries, s.dim}, cudaOptions(torch::kBFloat16));
   const double scale = 1 / std::sqrt(static_cast<double>(s.dim));
   REQUIRE(model::spanBackwardAvailable(q, k));
