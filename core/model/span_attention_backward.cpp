@@ -16,8 +16,14 @@ namespace {
 
 constexpr std::int64_t kQueryTile = 16;
 
-// [B, H, n, ...] padded with `fill` to n_pad rows along dim 2.
+// [B, H, n, ...] padded with `fill` to n_pad rows along dim 2, contiguous in `dtype` and 32-byte
+// aligned (the kernel's tensor-core loads); t itself where it already is (qTTT's spans of 128: no
+// copies, which the host-bound step would pay for).
 Tensor padRows(const Tensor& t, std::int64_t n_pad, torch::ScalarType dtype, double fill) {
+  if (t.size(2) == n_pad) {
+    Tensor rows = t.to(dtype).contiguous();
+    if (reinterpret_cast<std::uintptr_t>(rows.data_ptr()) % 32 == 0) return rows;
+  }
   auto shape = t.sizes().vec();
   shape[2] = n_pad;
   Tensor padded = torch::full(shape, fill, t.options().dtype(dtype));
@@ -58,8 +64,11 @@ Tensor spanAttentionDq(const Tensor& q, const Tensor& k, const Tensor& v, const 
   const Tensor d_out_pad = padRows(d_out, n_pad, torch::kBFloat16, 0.0);            // [B,Hq,n_pad,D]
   const Tensor lse_pad = padRows(lse.unsqueeze(-1), n_pad, torch::kFloat32, 0.0);   // [B,Hq,n_pad,1]
   const Tensor delta_pad = padRows(delta.unsqueeze(-1), n_pad, torch::kFloat32, 0.0);
-  Tensor positions_pad = torch::full({n_pad}, -1, positions.options().dtype(torch::kInt64).device(q.device()));
-  positions_pad.narrow(0, 0, n).copy_(positions);
+  Tensor positions_pad = positions.to(q.device(), torch::kInt64).contiguous();  // [n_pad]
+  if (n_pad != n) {
+    positions_pad = torch::full({n_pad}, -1, positions_pad.options());
+    positions_pad.narrow(0, 0, n).copy_(positions);
+  }
   const Tensor k_in = kernelKeys(k), v_in = kernelKeys(v);
   if (k_in.strides() != v_in.strides()) {
     throwError(ErrorKind::Internal, "", "span attention", "keys and values differ in layout");
