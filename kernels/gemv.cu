@@ -1,6 +1,6 @@
 // y = x·Wᵀ + b for 1 to 4 rows of x: a block of 4 warps per 4 output features, a warp per weight
-// row. Each lane reads 16-byte vectors of the row (8 elements), kUnroll of them issued before any is
-// used, with the matching vectors of x (small, shared by every warp: cached); products summed in
+// row. Each lane reads 16-byte vectors of the row (8 elements), kUnroll of them issued before any
+// is used, with the matching vectors of x (small, shared by every warp: cached); products summed in
 // float32 per lane, then across the warp with shuffles, plus the bias, rounded once to the output
 // type.
 
@@ -51,13 +51,17 @@ __global__ void __launch_bounds__(32 * kWarps) gemvKernel(GemvArgs a) {
 #pragma unroll
   for (int r = 0; r < R; ++r) {
 #pragma unroll
-    for (int offset = 16; offset > 0; offset /= 2) acc[r] += __shfl_xor_sync(0xffffffffu, acc[r], offset);
+    for (int offset = 16; offset > 0; offset /= 2) {
+      acc[r] += __shfl_xor_sync(0xffffffffu, acc[r], offset);
+    }
   }
   if (lane != 0) return;
   const float b = a.bias ? toFloat(static_cast<const T*>(a.bias)[n]) : 0.0f;
   T* y = static_cast<T*>(a.y);
 #pragma unroll
-  for (int r = 0; r < R; ++r) y[static_cast<std::int64_t>(r) * a.out + n] = fromFloat<T>(acc[r] + b);
+  for (int r = 0; r < R; ++r) {
+    y[static_cast<std::int64_t>(r) * a.out + n] = fromFloat<T>(acc[r] + b);
+  }
 }
 
 template <typename T, int R>
@@ -79,7 +83,8 @@ const char* launch(const GemvArgs& a, cudaStream_t stream) {
 }  // namespace
 
 bool gemvSupported(ElementType type, int rows, int in) {
-  return type != ElementType::Float32 && rows >= 1 && rows <= kGemvMaxRows && in >= 8 && in % 8 == 0;
+  return type != ElementType::Float32 && rows >= 1 && rows <= kGemvMaxRows && in >= 8 &&
+         in % 8 == 0;
 }
 
 const char* gemv(const GemvArgs& a, void* stream_ptr) {

@@ -249,7 +249,8 @@ int spanBackwardSplits(const SpanBackwardArgs& a) {
   }
   const int tiles = a.q_heads / a.kv_heads * (a.n_pad / kTile);
   const int warps = std::max(1, warpsPerBlock(a));
-  const long long blocks = static_cast<long long>((tiles + warps - 1) / warps) * a.batch * a.kv_heads;
+  const long long blocks =
+      static_cast<long long>((tiles + warps - 1) / warps) * a.batch * a.kv_heads;
   const long long key_blocks = std::max(1, (a.keys + keyBlock(a.dim) - 1) / keyBlock(a.dim));
   // One block fits a multiprocessor (its registers and shared memory): one wave, never a few
   // blocks left over for a second (a grid of 2.06 waves ran as 3, ncu on an H200).

@@ -19,7 +19,9 @@ using torch::Tensor;
 
 namespace {
 
-bool aligned16(const Tensor& t) { return reinterpret_cast<std::uintptr_t>(t.data_ptr()) % 16 == 0; }
+bool aligned16(const Tensor& t) {
+  return reinterpret_cast<std::uintptr_t>(t.data_ptr()) % 16 == 0;
+}
 
 }  // namespace
 
@@ -65,7 +67,9 @@ std::optional<Tensor> decodeLinear(const Tensor& x, const Tensor& weight, const 
 
 #else
 
-std::optional<Tensor> decodeLinear(const Tensor&, const Tensor&, const Tensor&) { return std::nullopt; }
+std::optional<Tensor> decodeLinear(const Tensor&, const Tensor&, const Tensor&) {
+  return std::nullopt;
+}
 
 #endif
 

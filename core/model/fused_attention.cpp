@@ -54,7 +54,8 @@ bool spanKernelChosen() { return environmentSwitch("STUDIO_SPAN_BACKWARD", "kern
 // STUDIO_ATTENTION=cudnn takes it for every forward-only call of two or more queries (tests,
 // comparisons); STUDIO_ATTENTION=flash never.
 bool cudnnChosen(const Tensor& q, const Tensor& k, const Tensor& v, std::int64_t run_start) {
-  if (needsGradient({q, k, v}) || q.size(2) < 2 || !cudnnAttentionBuilt() || attentionChosen("flash")) {
+  if (needsGradient({q, k, v}) || q.size(2) < 2 || !cudnnAttentionBuilt() ||
+      attentionChosen("flash")) {
     return false;
   }
   if (attentionChosen("cudnn")) return true;

@@ -134,7 +134,8 @@ void checkSpanKernel(const AttentionShape& s) {
   INFO("heads " << s.q_heads << "/" << s.kv_heads << ", queries " << s.queries << " at "
                 << s.run_start << ", keys " << s.keys << ", D " << s.dim);
   const auto [q, k, v] = randomInputs(s, static_cast<std::uint64_t>(s.queries));
-  const auto d_out = torch::randn({s.batch, s.q_heads, s.queries, s.dim}, cudaOptions(torch::kBFloat16));
+  const auto d_out =
+      torch::randn({s.batch, s.q_heads, s.queries, s.dim}, cudaOptions(torch::kBFloat16));
   const double scale = 1 / std::sqrt(static_cast<double>(s.dim));
   REQUIRE(model::spanBackwardAvailable(q, k));
 
@@ -154,7 +155,8 @@ void checkSpanKernel(const AttentionShape& s) {
   const auto q_train = q.detach().requires_grad_(true);
   CHECK(std::string(model::attentionPathName(q_train, k, v, s.run_start)) == "flash");
   ::setenv("STUDIO_SPAN_BACKWARD", "kernel", 1);
-  REQUIRE(std::string(model::attentionPathName(q_train, k, v, s.run_start)) == "flash + span dQ kernel");
+  REQUIRE(std::string(model::attentionPathName(q_train, k, v, s.run_start)) ==
+          "flash + span dQ kernel");
   const auto fused = model::fusedAttention(q_train, k, v, s.run_start, scale);
   ::unsetenv("STUDIO_SPAN_BACKWARD");
   REQUIRE(fused.has_value());
@@ -183,7 +185,7 @@ TEST_CASE("the span dQ kernel in long caches and at D 256", "[model][.gpu]") {
   const std::vector<AttentionShape> shapes = {
       {1, 8, 4, 19, 2500, 256, 2481},     // a span at the end
       {1, 16, 8, 128, 20011, 128, 7000},  // inside a long cache: the later key splits idle
-      {1, 24, 8, 200, 9000, 64, 8800},    // GQA 3: 39 tiles a KV head, a last block with an idle warp
+      {1, 24, 8, 200, 9000, 64, 8800},    // GQA 3: 39 tiles a KV head, the last block's warp idle
   };
   for (const AttentionShape& s : shapes) checkSpanKernel(s);
 }

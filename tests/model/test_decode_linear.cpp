@@ -47,7 +47,8 @@ TEST_CASE("the decode linear kernel equals torch::linear in float32", "[model][.
       torch::manual_seed(static_cast<std::uint64_t>(in * 31 + s.out));
       const auto options = torch::TensorOptions(type).device(torch::kCUDA);
       const auto x = torch::randn(s.x_shape, options);
-      const auto w = (torch::randn({s.out, in}, options) / std::sqrt(static_cast<double>(in))).to(type);
+      const auto w =
+          (torch::randn({s.out, in}, options) / std::sqrt(static_cast<double>(in))).to(type);
       const auto b = s.bias ? torch::randn({s.out}, options) : torch::Tensor();
       const auto got = model::decodeLinear(x, w, b);
       REQUIRE(got.has_value());
@@ -61,7 +62,8 @@ TEST_CASE("the decode linear kernel equals torch::linear in float32", "[model][.
       // One rounding of the float32 sum to the output type: each element within the type's unit
       // roundoff of the reference (2⁻⁸ bf16, 2⁻¹¹ f16), plus float32's summation error.
       const double unit = type == torch::kBFloat16 ? 1.0 / 256 : 1.0 / 2048;
-      const auto g = got->to(torch::kCPU, torch::kFloat64), e = reference.to(torch::kCPU, torch::kFloat64);
+      const auto g = got->to(torch::kCPU, torch::kFloat64);
+      const auto e = reference.to(torch::kCPU, torch::kFloat64);
       const auto bound = e.abs() * unit + 1e-4 * e.abs().max().item<double>();
       CHECK(((g - e).abs() <= bound).all().item<bool>());
     }
@@ -76,11 +78,14 @@ TEST_CASE("the decode linear kernel stays out where it does not apply", "[model]
   {
     torch::NoGradGuard no_grad;
     CHECK(model::decodeLinear(x, w, torch::Tensor()).has_value());
+    // float32, five rows, 252 wide (not whole 16-byte vectors), a strided weight, a bias of
+    // another type, and the switch.
     CHECK_FALSE(model::decodeLinear(x.to(torch::kFloat32), w.to(torch::kFloat32), torch::Tensor()));
-    CHECK_FALSE(model::decodeLinear(torch::randn({5, 256}, options), w, torch::Tensor()));  // 5 rows
-    CHECK_FALSE(model::decodeLinear(x.narrow(-1, 0, 252), w.narrow(1, 0, 252).contiguous(),
-                                    torch::Tensor()));                                   // 252 wide
-    CHECK_FALSE(model::decodeLinear(x, w.t().contiguous().t(), torch::Tensor()));        // strided W
+    const auto five_rows = torch::randn({5, 256}, options);
+    CHECK_FALSE(model::decodeLinear(five_rows, w, torch::Tensor()));
+    const auto narrow_w = w.narrow(1, 0, 252).contiguous();
+    CHECK_FALSE(model::decodeLinear(x.narrow(-1, 0, 252), narrow_w, torch::Tensor()));
+    CHECK_FALSE(model::decodeLinear(x, w.t().contiguous().t(), torch::Tensor()));
     CHECK_FALSE(model::decodeLinear(x, w, torch::randn({64}, options.dtype(torch::kFloat32))));
     setenv("STUDIO_DECODE_GEMV", "off", 1);
     CHECK_FALSE(model::decodeLinear(x, w, torch::Tensor()));
