@@ -296,6 +296,13 @@ AttentionOutput mergeAttention(const AttentionOutput& a, const AttentionOutput& 
   return {out.to(dtype), lse};
 }
 
+Tensor padTokens(const Tensor& t, std::int64_t length) {
+  if (t.size(2) == length) return t;
+  auto sizes = t.sizes().vec();
+  sizes[2] = length - t.size(2);
+  return torch::cat({t, torch::zeros(sizes, t.options())}, 2);
+}
+
 Tensor repeatKvHeads(const Tensor& t, std::int64_t groups) {
   if (groups == 1) return t;
   const auto B = t.size(0), H = t.size(1), S = t.size(2), D = t.size(3);

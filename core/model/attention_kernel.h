@@ -43,6 +43,10 @@ AttentionOutput causalAttention(const torch::Tensor& q, const torch::Tensor& k,
 // `dtype`, weighted and summed in float32 (or the inputs' wider type).
 AttentionOutput mergeAttention(const AttentionOutput& a, const AttentionOutput& b, torch::ScalarType dtype);
 
+// t [B, H, T, ...] with zero rows appended along T up to `length` (≥ T); t itself when it has
+// them. Fused kernels run on queries padded to a tile or plan size.
+torch::Tensor padTokens(const torch::Tensor& t, std::int64_t length);
+
 // t [B, Hkv, S, D] → [B, Hkv·groups, S, D], each KV head repeated for its `groups` query heads (as
 // transformers' repeat_kv), for kernels that want as many KV heads as query heads.
 torch::Tensor repeatKvHeads(const torch::Tensor& t, std::int64_t groups);

@@ -44,14 +44,6 @@ AttentionOutput cudnnGrouped(const Tensor& q, const Tensor& k, const Tensor& v, 
   }
 }
 
-// t [B,H,T,D] with zero rows appended along T up to `length`.
-Tensor padRows(const Tensor& t, std::int64_t length) {
-  if (t.size(2) == length) return t;
-  auto sizes = t.sizes().vec();
-  sizes[2] = length - t.size(2);
-  return torch::cat({t, torch::zeros(sizes, t.options())}, 2);
-}
-
 }  // namespace
 
 bool cudnnAttentionBuilt() { return true; }
@@ -71,10 +63,10 @@ std::optional<AttentionOutput> cudnnCausalAttention(const Tensor& q, const Tenso
     return AttentionOutput{r.out.narrow(2, 0, T), r.lse.narrow(2, 0, T)};
   };
   try {
-    const Tensor q_pad = padRows(q, padded);  // [B,Hq,padded,D]
-    const AttentionOutput diagonal = real(cudnnGrouped(
-        q_pad, padRows(k.narrow(2, run_start, T), padded), padRows(v.narrow(2, run_start, T), padded),
-        /*causal=*/true, scale));
+    const Tensor q_pad = padTokens(q, padded);  // [B,Hq,padded,D]
+    const AttentionOutput diagonal =
+        real(cudnnGrouped(q_pad, padTokens(k.narrow(2, run_start, T), padded),
+                          padTokens(v.narrow(2, run_start, T), padded), /*causal=*/true, scale));
     if (run_start == 0) return diagonal;
     const AttentionOutput prefix = real(cudnnGrouped(q_pad, k.narrow(2, 0, run_start),
                                                      v.narrow(2, 0, run_start), /*causal=*/false, scale));

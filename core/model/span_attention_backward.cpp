@@ -1,6 +1,9 @@
 #include "core/model/span_attention_backward.h"
 
+#include <cstdint>
+
 #include "core/common/error.h"
+#include "core/model/attention_kernel.h"
 
 #if defined(STUDIO_HAVE_CUDA_KERNELS)
 #include "kernels/span_attention_backward.h"
@@ -16,19 +19,13 @@ namespace {
 
 constexpr std::int64_t kQueryTile = 16;
 
-// [B, H, n, ...] padded with `fill` to n_pad rows along dim 2, contiguous in `dtype` and 32-byte
-// aligned (the kernel's tensor-core loads); t itself where it already is (qTTT's spans of 128: no
-// copies, which the host-bound step would pay for).
-Tensor padRows(const Tensor& t, std::int64_t n_pad, torch::ScalarType dtype, double fill) {
-  if (t.size(2) == n_pad) {
-    Tensor rows = t.to(dtype).contiguous();
-    if (reinterpret_cast<std::uintptr_t>(rows.data_ptr()) % 32 == 0) return rows;
-  }
-  auto shape = t.sizes().vec();
-  shape[2] = n_pad;
-  Tensor padded = torch::full(shape, fill, t.options().dtype(dtype));
-  padded.narrow(2, 0, t.size(2)).copy_(t);
-  return padded;
+// [B, H, n, ...] as the kernel reads it: in `dtype`, zero rows up to n_pad, contiguous and 32-byte
+// aligned (its tensor-core loads). No copy where t already is so (qTTT's spans of 128 need no
+// padding: copies the host-bound step would pay for).
+Tensor kernelRows(const Tensor& t, std::int64_t n_pad, torch::ScalarType dtype) {
+  Tensor rows = padTokens(t.to(dtype), n_pad).contiguous();
+  if (reinterpret_cast<std::uintptr_t>(rows.data_ptr()) % 32 != 0) rows = rows.clone();
+  return rows;
 }
 
 // k or v as the kernel reads them: bf16, rows of D contiguous, 16-byte aligned.
@@ -60,10 +57,10 @@ Tensor spanAttentionDq(const Tensor& q, const Tensor& k, const Tensor& v, const 
   const std::int64_t n_pad = (n + kQueryTile - 1) / kQueryTile * kQueryTile;
   // δ_i = Σ_d dO_id · O_id in float32: [B, Hq, n]
   const Tensor delta = (d_out.to(torch::kFloat32) * out.to(torch::kFloat32)).sum(-1);
-  const Tensor q_pad = padRows(q, n_pad, torch::kBFloat16, 0.0);                    // [B,Hq,n_pad,D]
-  const Tensor d_out_pad = padRows(d_out, n_pad, torch::kBFloat16, 0.0);            // [B,Hq,n_pad,D]
-  const Tensor lse_pad = padRows(lse.unsqueeze(-1), n_pad, torch::kFloat32, 0.0);   // [B,Hq,n_pad,1]
-  const Tensor delta_pad = padRows(delta.unsqueeze(-1), n_pad, torch::kFloat32, 0.0);
+  const Tensor q_pad = kernelRows(q, n_pad, torch::kBFloat16);                    // [B,Hq,n_pad,D]
+  const Tensor d_out_pad = kernelRows(d_out, n_pad, torch::kBFloat16);            // [B,Hq,n_pad,D]
+  const Tensor lse_pad = kernelRows(lse.unsqueeze(-1), n_pad, torch::kFloat32);   // [B,Hq,n_pad,1]
+  const Tensor delta_pad = kernelRows(delta.unsqueeze(-1), n_pad, torch::kFloat32);
   Tensor positions_pad = positions.to(q.device(), torch::kInt64).contiguous();  // [n_pad]
   if (n_pad != n) {
     positions_pad = torch::full({n_pad}, -1, positions_pad.options());

@@ -271,6 +271,19 @@ TEST_CASE("attention kernel: repeatKvHeads gives query head h the KV head h / gr
   }
 }
 
+TEST_CASE("attention kernel: padTokens appends zero rows along the tokens", "[model]") {
+  const auto t = torch::randn({2, 3, 5, 4}).to(torch::kBFloat16);  // [B, H, T, D]
+  CHECK(model::padTokens(t, 5).data_ptr() == t.data_ptr());         // nothing to add
+  const auto padded = model::padTokens(t, 16);
+  REQUIRE(padded.sizes() == torch::IntArrayRef({2, 3, 16, 4}));
+  CHECK(padded.scalar_type() == torch::kBFloat16);
+  CHECK(torch::equal(padded.narrow(2, 0, 5), t));
+  CHECK(torch::equal(padded.narrow(2, 5, 11), torch::zeros({2, 3, 11, 4}, t.options())));
+  // lse-shaped [B, H, T, 1] rows too
+  const auto lse = torch::randn({1, 2, 3, 1});
+  CHECK(torch::equal(model::padTokens(lse, 4).narrow(2, 3, 1), torch::zeros({1, 2, 1, 1})));
+}
+
 TEST_CASE("attention kernel: mergeAttention joins attention over two key sets into one over both", "[model]") {
   torch::manual_seed(7);
   const std::int64_t B = 2, H = 4, T = 9, prefix = 13, D = 16;
