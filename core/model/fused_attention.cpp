@@ -44,9 +44,9 @@ bool flashApplies(const Tensor& q, const Tensor& k, const Tensor& v,
 // The dQ-only kernel is opt-in (STUDIO_SPAN_BACKWARD=kernel). On an H200 it takes 0.59 ms of
 // device time where flash's full backward takes 0.97 ms (one Qwen3-1.7B layer, k = 128 over
 // 32k keys), but the qTTT step, bound by the host, ran about 10 ms slower with it: its wrapper's
-// padding, δ and partial sums added about 11 kernels a layer (4,023 a step against about 3,700
-// with flash's backward; docs/gpu.md). The padding is now skipped for whole 16-row tiles, which
-// is not yet measured.
+// padding, δ and partial sums added about 13 kernels a layer (a trace's 4,023 a step against 3,659
+// in an earlier one with flash's backward; docs/gpu.md). The padding is now skipped for whole
+// 16-row tiles, which is not yet measured.
 bool spanKernelChosen() { return environmentSwitch("STUDIO_SPAN_BACKWARD", "kernel"); }
 
 // cuDNN's fused attention for forward-only prefill chunks: at least kCudnnQueryBucket queries
