@@ -2,10 +2,11 @@
 // tensors of a model's head shape (Qwen3-1.7B's by default): the span forward (flash), the span's
 // dQ-only kernel (called directly, whatever STUDIO_SPAN_BACKWARD says) against libtorch's full
 // flash backward (dQ, dK and dV) and the chunked composition's backward, next to the layer's
-// whole causal prefill attention on the engine's path; and the probe kernel for one query. On CUDA
-// the prefill attention and one prefill chunk (the last --chunk queries over all keys) also run on
-// flash and on cuDNN each (core/model/cudnn_attention.h), cuDNN's first call timed apart since it
-// plans per shape. On the CPU only the chunked paths run.
+// whole causal prefill attention; and the probe kernel for one query. On CUDA the prefill attention
+// and one prefill chunk (the last --chunk queries over all keys) run on flash and on cuDNN each
+// (core/model/cudnn_attention.h), cuDNN's first call of a shape timed apart since it plans per
+// shape; the engine's own figure is that of the path it takes. On the CPU only the chunked paths
+// run.
 
 #include <nlohmann/json.hpp>
 
@@ -102,17 +103,20 @@ nlohmann::json attentionAtLength(const BenchAttentionOptions& o, const torch::De
   const bool fused = model::fusedAttention(q, keys, values, start, scale).has_value();
   row["path"] = model::attentionPathName(q, keys, values, start);
 
-  // The layer's whole prefill attention (T queries over T keys) on the engine's path, the yardstick.
-  {
+  // The layer's whole prefill attention (T queries over T keys), the yardstick: each fused path
+  // first (so that cuDNN's first call is its first), the engine's figure the one it takes.
+  if (fused) {
+    prefillPaths(row, o, device, keys, values, scale);
+    row["prefill_attention_s"] = row[row["prefill_path"] == "cudnn" ? "prefill_attention_cudnn_s"
+                                                                     : "prefill_attention_flash_s"];
+  } else {
     torch::NoGradGuard no_grad;
     const auto q_all = torch::randn({1, o.heads, T, o.dim}, bf16);
+    const auto all_positions = torch::arange(T, positions.options());
     row["prefill_attention_s"] = bestSeconds(device, o.repeats, noop, [&] {
-      if (!model::fusedAttention(q_all, keys, values, 0, scale)) {
-        model::causalAttention(q_all, keys, values, torch::arange(T, positions.options()), scale);
-      }
+      model::causalAttention(q_all, keys, values, all_positions, scale);
     });
   }
-  if (fused) prefillPaths(row, o, device, keys, values, scale);
   // Span forward.
   model::AttentionOutput forward;
   {
