@@ -29,7 +29,9 @@ torch::ScalarType attentionDtype(const Tensor& q, const Tensor& k, const Tensor&
 bool flashApplies(const Tensor& q, const Tensor& k, const Tensor& v,
                   std::optional<std::int64_t> run_start) {
 #if STUDIO_FLASH_ATTENTION && STUDIO_TORCH_AT_LEAST(2, 1)
-  if (attentionChosen("chunked") || !run_start || !q.is_cuda() || q.dim() != 4 || k.dim() != 4) return false;
+  if (attentionChosen("chunked") || !run_start || !q.is_cuda() || q.dim() != 4 || k.dim() != 4) {
+    return false;
+  }
   const auto dtype = attentionDtype(q, k, v);
   const auto D = q.size(3);
   return (dtype == torch::kBFloat16 || dtype == torch::kFloat16) && D % 8 == 0 && D <= 256 &&

@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <fstream>
 #include <string>
 
 #include "support/run_cli.h"
