@@ -17,6 +17,7 @@
 
 #include "app/cli/bench_support.h"
 #include "app/cli/cli_command.h"
+#include "app/cli/host_op_counter.h"
 #include "app/cli/profiler_trace.h"
 #include "core/common/error.h"
 #include "core/engine/flop_model.h"
@@ -92,6 +93,14 @@ nlohmann::json benchLength(model::CausalLMImpl& lm, const torch::Device& device,
         }
       },
       [&] { adapter.step(cache, ids, starts(), span); });
+  nlohmann::json host_ops_top = nlohmann::json::array();
+  std::int64_t host_ops = 0;
+  {
+    const HostOpCounter counter;  // in a step of its own: counting slows every call
+    adapter.step(cache, ids, starts(), span);
+    host_ops = counter.count();
+    for (const auto& [name, count] : counter.top(100)) host_ops_top.push_back({name, count});
+  }
   std::vector<double> naive_seconds;
   PhaseMemory naive_memory;
   std::string naive_note;
@@ -133,6 +142,8 @@ nlohmann::json benchLength(model::CausalLMImpl& lm, const torch::Device& device,
       {"naive_step_seconds", jsonNumber(naive)},
       {"speedup", jsonNumber(speedup)},
       {"step_over_prefill", step / prefill_seconds},
+      {"host_ops_per_step", host_ops},
+      {"host_ops_top", host_ops_top},
       {"prefill_peak_bytes", jsonNumber(prefill_memory.extra_bytes)},
       {"qttt_step_peak_bytes", jsonNumber(step_memory.extra_bytes)},
       {"naive_step_peak_bytes", jsonNumber(naive_memory.extra_bytes)},
@@ -179,6 +190,8 @@ void runBench(const BenchQtttOptions& options) {
                 << seconds(row["naive_step_seconds"]);
       if (row.contains("naive_step_note")) std::cout << " (" << row["naive_step_note"].get<std::string>() << ")";
       if (!row["speedup"].is_null()) std::cout << ", speedup " << row["speedup"].get<double>() << "x";
+      std::cout << "; " << row["host_ops_per_step"].get<std::int64_t>()
+                << " aten calls a qTTT step (leaf, no views)";
       std::cout << "; step/prefill time " << row["step_over_prefill"].get<double>()
                 << " (FLOPs predict " << row["model_step_over_prefill_flops"].get<double>()
                 << "); peak memory above the level before: prefill "

@@ -60,6 +60,25 @@ TEST_CASE("bench qttt reports times, their ratio and peak heap per phase as JSON
     CHECK(row["naive_step_peak_bytes"].is_number());
     CHECK(std::isfinite(row["speedup"].get<double>()));
     CHECK(row["speedup"].get<double>() > 0);
+    // The aten calls of one step, counted in a step of their own: the projections' matmuls among
+    // them, most called first, and none that only makes a view or allocates.
+    const auto ops = row["host_ops_per_step"].get<std::int64_t>();
+    CHECK(ops > 100);
+    std::int64_t listed = 0, previous = ops;
+    bool matmul = false;
+    for (const auto& entry : row["host_ops_top"]) {
+      const auto name = entry[0].get<std::string>();
+      const auto count = entry[1].get<std::int64_t>();
+      CHECK(name.rfind("aten::", 0) == 0);
+      CHECK(name != "aten::view");
+      CHECK(name != "aten::empty");
+      CHECK(count <= previous);
+      previous = count;
+      listed += count;
+      matmul = matmul || name == "aten::mm";
+    }
+    CHECK(listed <= ops);
+    CHECK(matmul);
   }
 }
 
