@@ -109,6 +109,56 @@ __global__ void __launch_bounds__(kMaxThreads) rmsNormVectorKernel(RmsNormArgs a
   }
 }
 
+// Sums `value` over the block (blockDim.x a multiple of 32, up to kMaxThreads); every thread gets
+// the total.
+__device__ float blockSum(float value) {
+  for (int offset = 16; offset > 0; offset /= 2) value += __shfl_xor_sync(0xffffffffu, value, offset);
+  __shared__ float warp_sums[kMaxThreads / 32];
+  __shared__ float total;
+  if (threadIdx.x % 32 == 0) warp_sums[threadIdx.x / 32] = value;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    float sum = 0.0f;
+    for (int i = 0; i < static_cast<int>(blockDim.x / 32); ++i) sum += warp_sums[i];
+    total = sum;
+  }
+  __syncthreads();
+  const float result = total;
+  __syncthreads();  // warp_sums and total are free for the next call
+  return result;
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kMaxThreads) rmsNormBackwardKernel(RmsNormBackwardArgs a) {
+  const std::int64_t row = blockIdx.x;
+  const T* dy = static_cast<const T*>(a.dy) + row * a.n;
+  const T* x = static_cast<const T*>(a.x) + row * a.n;
+  const T* w = static_cast<const T*>(a.weight);
+  T* dx = static_cast<T*>(a.dx) + row * a.n;
+  float squares = 0.0f, dot = 0.0f;
+  for (int i = threadIdx.x; i < a.n; i += blockDim.x) {
+    const float v = toFloat(x[i]);
+    const float g = toFloat(fromFloat<T>(toFloat(dy[i]) * toFloat(w[i])));
+    squares += v * v;
+    dot += g * v;
+  }
+  squares = blockSum(squares);
+  dot = blockSum(dot);
+  const float r = rsqrtf(squares * (1.0f / static_cast<float>(a.n)) + a.eps);
+  const float coefficient = dot * (r * r * r) * (-1.0f / static_cast<float>(a.n));
+  for (int i = threadIdx.x; i < a.n; i += blockDim.x) {
+    const float g = toFloat(fromFloat<T>(toFloat(dy[i]) * toFloat(w[i])));
+    dx[i] = fromFloat<T>(g * r + toFloat(x[i]) * coefficient);
+  }
+}
+
+template <typename T>
+const char* launchBackward(const RmsNormBackwardArgs& a, cudaStream_t stream) {
+  const int threads = a.n >= kMaxThreads ? kMaxThreads : ((a.n + 31) / 32) * 32;
+  rmsNormBackwardKernel<T><<<static_cast<unsigned>(a.rows), threads, 0, stream>>>(a);
+  return cudaGetLastError() == cudaSuccess ? nullptr : "the RMSNorm backward kernel did not launch";
+}
+
 bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
 template <typename T>
@@ -131,6 +181,14 @@ const char* launch(const RmsNormArgs& a, cudaStream_t stream) {
 }
 
 }  // namespace
+
+const char* rmsNormBackward(const RmsNormBackwardArgs& a, void* stream_ptr) {
+  if (a.n < 1 || a.rows < 1 || a.rows > 2147483647) {
+    return "RMSNorm's backward needs 1 to 2^31 − 1 rows of n ≥ 1";
+  }
+  const auto stream = static_cast<cudaStream_t>(stream_ptr);
+  return dispatchElementType(a.type, [&](auto element) { return launchBackward<decltype(element)>(a, stream); });
+}
 
 const char* rmsNorm(const RmsNormArgs& a, void* stream_ptr) {
   if (a.n < 1 || a.rows < 1 || a.rows > 2147483647) return "RMSNorm needs 1 to 2^31 − 1 rows of n ≥ 1";

@@ -22,4 +22,21 @@ struct RmsNormArgs {
 // Launches on `stream` (a cudaStream_t). Returns nullptr, or the error's description.
 const char* rmsNorm(const RmsNormArgs& args, void* stream);
 
+// The gradient of rmsNorm's output with respect to x (not the weight), rounded as
+// core/model/fused_elementwise_backward.cpp's composition: g = dy·weight rounded to the type,
+// r = rsqrt(mean(x²) + eps) as the forward computes it, and
+// dx = g·r − x·r³·(Σ g·x)/n in float32, rounded once. A block per row.
+struct RmsNormBackwardArgs {
+  ElementType type = ElementType::BFloat16;  // of dy, x, weight and dx
+  const void* dy = nullptr;      // [rows, n], contiguous
+  const void* x = nullptr;       // [rows, n], contiguous
+  const void* weight = nullptr;  // [n]
+  void* dx = nullptr;            // [rows, n], contiguous
+  std::int64_t rows = 0;
+  int n = 0;
+  float eps = 1e-6f;
+};
+
+const char* rmsNormBackward(const RmsNormBackwardArgs& args, void* stream);
+
 }  // namespace studio::kernels

@@ -25,6 +25,8 @@ void* currentStream() { return c10::cuda::getCurrentCUDAStream().stream(); }
 
 }  // namespace
 
+bool fusedElementwiseBuilt() { return !fusedTurnedOff(); }
+
 std::optional<Tensor> fusedRmsNorm(const Tensor& x, const Tensor& weight, double eps) {
   const auto type = kernelElementType(x.scalar_type());
   if (!x.is_cuda() || !type || weight.scalar_type() != x.scalar_type() || x.dim() < 1 ||
@@ -46,6 +48,32 @@ std::optional<Tensor> fusedRmsNorm(const Tensor& x, const Tensor& weight, double
     throwError(ErrorKind::Internal, "", "RMSNorm kernel", error);
   }
   return out;
+}
+
+std::optional<Tensor> fusedRmsNormBackward(const Tensor& dy, const Tensor& x, const Tensor& weight,
+                                           double eps) {
+  const auto type = kernelElementType(x.scalar_type());
+  if (!x.is_cuda() || !type || dy.scalar_type() != x.scalar_type() ||
+      weight.scalar_type() != x.scalar_type() || !dy.sizes().equals(x.sizes()) || x.dim() < 1 ||
+      x.numel() == 0 || weight.dim() != 1 || weight.size(0) != x.size(-1) ||
+      !environmentSwitch("STUDIO_RMSNORM_BACKWARD", "kernel") || fusedTurnedOff()) {
+    return std::nullopt;
+  }
+  const Tensor gradient = dy.contiguous(), input = x.contiguous(), w = weight.contiguous();
+  Tensor dx = torch::empty_like(input);
+  kernels::RmsNormBackwardArgs a;
+  a.type = *type;
+  a.dy = gradient.data_ptr();
+  a.x = input.data_ptr();
+  a.weight = w.data_ptr();
+  a.dx = dx.data_ptr();
+  a.n = static_cast<int>(x.size(-1));
+  a.rows = x.numel() / x.size(-1);
+  a.eps = static_cast<float>(eps);
+  if (const char* error = kernels::rmsNormBackward(a, currentStream())) {
+    throwError(ErrorKind::Internal, "", "RMSNorm backward kernel", error);
+  }
+  return dx;
 }
 
 std::optional<Tensor> fusedRotary(const Tensor& x, const Tensor& positions, const Tensor& inv_freq,
@@ -83,7 +111,13 @@ std::optional<Tensor> fusedRotary(const Tensor& x, const Tensor& positions, cons
 
 #else
 
+bool fusedElementwiseBuilt() { return false; }
+
 std::optional<Tensor> fusedRmsNorm(const Tensor&, const Tensor&, double) { return std::nullopt; }
+
+std::optional<Tensor> fusedRmsNormBackward(const Tensor&, const Tensor&, const Tensor&, double) {
+  return std::nullopt;
+}
 
 std::optional<Tensor> fusedRotary(const Tensor&, const Tensor&, const Tensor&, double) {
   return std::nullopt;

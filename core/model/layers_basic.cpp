@@ -2,6 +2,7 @@
 
 #include "core/model/decode_linear.h"
 #include "core/model/fused_elementwise.h"
+#include "core/model/fused_elementwise_backward.h"
 
 namespace studio::model {
 
@@ -26,16 +27,23 @@ RMSNormImpl::RMSNormImpl(std::int64_t size, double eps_, const torch::TensorOpti
   weight = register_parameter("weight", torch::empty({size}, options), false);
 }
 
+torch::Tensor rmsNorm(const torch::Tensor& x, const torch::Tensor& weight, double eps) {
+  if (auto fused = fusedRmsNorm(x, weight, eps)) return *fused;  // CUDA inference
+  // float32 for half types as transformers does; a float64 model (the gradient checks) stays so.
+  const auto wide = x.to(at::promote_types(x.scalar_type(), torch::kFloat32));
+  const auto normed = wide * torch::rsqrt(wide.pow(2).mean(-1, /*keepdim=*/true) + eps);
+  return weight * normed.to(x.scalar_type());
+}
+
 torch::Tensor RMSNormImpl::forward(const torch::Tensor& x) const {
   if (!unit_offset) {
-    if (auto fused = fusedRmsNorm(x, weight, eps)) return *fused;  // CUDA inference
+    if (auto y = rmsNormWithGradient(x, weight, eps)) return *y;  // a gradient on a GPU
+    return rmsNorm(x, weight, eps);
   }
-  // float32 for half types as transformers does; a float64 model (the gradient checks) stays so.
   const auto wide_type = at::promote_types(x.scalar_type(), torch::kFloat32);
   auto wide = x.to(wide_type);
   auto normed = wide * torch::rsqrt(wide.pow(2).mean(-1, /*keepdim=*/true) + eps);
-  if (unit_offset) return (normed * (weight.to(wide_type) + 1)).to(x.scalar_type());
-  return weight * normed.to(x.scalar_type());
+  return (normed * (weight.to(wide_type) + 1)).to(x.scalar_type());
 }
 
 LayerNormImpl::LayerNormImpl(std::int64_t size, double eps_, const torch::TensorOptions& options)

@@ -20,6 +20,11 @@ class LinearImpl : public torch::nn::Module {
 };
 TORCH_MODULE(Linear);
 
+// weight · (x · rsqrt(mean(x²) + eps)) over x's last dimension, rounded as transformers' Qwen3 and
+// Llama RMSNorm: the fused kernel on CUDA where no gradient is needed (fused_elementwise.h), else
+// the composition (differentiable where x or the weight needs it).
+torch::Tensor rmsNorm(const torch::Tensor& x, const torch::Tensor& weight, double eps);
+
 class RMSNormImpl : public torch::nn::Module {
  public:
   // unit_offset: Gemma's norm, which scales by (1 + weight) before rounding to x's dtype.

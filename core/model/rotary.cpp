@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/model/fused_elementwise.h"
+#include "core/model/fused_elementwise_backward.h"
 
 namespace studio::model {
 
@@ -84,19 +85,25 @@ Rotary::Rotary(const ModelConfig& config, torch::Device device) {
   m_inv_freq = inv_freq.to(device, torch::kFloat32).contiguous();
 }
 
-torch::Tensor Rotary::apply(const torch::Tensor& x, const torch::Tensor& positions) const {
-  if (!m_enabled) return x;
-  if (auto fused = fusedRotary(x, positions, m_inv_freq, m_attention_factor)) return *fused;  // CUDA inference
+torch::Tensor rotate(const torch::Tensor& x, const torch::Tensor& positions,
+                     const torch::Tensor& inv_freq, double attention_factor) {
+  if (auto fused = fusedRotary(x, positions, inv_freq, attention_factor)) return *fused;
   // freqs: [T, head_dim/2] in float32, as transformers computes them whatever the model dtype.
-  auto freqs = positions.to(x.device(), torch::kFloat32).unsqueeze(1) * m_inv_freq.unsqueeze(0);
+  auto freqs = positions.to(x.device(), torch::kFloat32).unsqueeze(1) * inv_freq.unsqueeze(0);
   auto emb = torch::cat({freqs, freqs}, -1);  // [T, head_dim]
-  auto cos = (emb.cos() * m_attention_factor).to(x.scalar_type());
-  auto sin = (emb.sin() * m_attention_factor).to(x.scalar_type());
+  auto cos = (emb.cos() * attention_factor).to(x.scalar_type());
+  auto sin = (emb.sin() * attention_factor).to(x.scalar_type());
   const std::int64_t half = x.size(-1) / 2;
   auto x1 = x.narrow(-1, 0, half);
   auto x2 = x.narrow(-1, half, half);
   auto rotated = torch::cat({-x2, x1}, -1);  // rotate_half
   return x * cos + rotated * sin;            // cos/sin broadcast over [B, heads]
+}
+
+torch::Tensor Rotary::apply(const torch::Tensor& x, const torch::Tensor& positions) const {
+  if (!m_enabled) return x;
+  if (auto y = rotaryWithGradient(x, positions, m_inv_freq, m_attention_factor)) return *y;
+  return rotate(x, positions, m_inv_freq, m_attention_factor);
 }
 
 }  // namespace studio::model

@@ -8,12 +8,19 @@
 
 namespace studio::model {
 
+// x [B, heads, T, head_dim] rotated at `positions` [T] (int64) with `inv_freq` [head_dim / 2]
+// float32 and Yarn's attention factor, with no gradient of its own: the fused kernel on CUDA
+// (fused_elementwise.h), else transformers' composition (differentiable where x needs it).
+torch::Tensor rotate(const torch::Tensor& x, const torch::Tensor& positions,
+                     const torch::Tensor& inv_freq, double attention_factor);
+
 class Rotary {
  public:
   Rotary(const ModelConfig& config, torch::Device device);
 
   // x: [B, heads, T, head_dim]; positions: [T] int64 absolute positions. Returns x rotated
-  // (x itself when disabled).
+  // (x itself when disabled). Where x needs a gradient on a GPU, the fused kernel computes it too
+  // (rotaryWithGradient).
   torch::Tensor apply(const torch::Tensor& x, const torch::Tensor& positions) const;
 
   // The No-RoPE ablation (qTTT paper App. 12, Tables 2–3): while disabled, apply() returns x

@@ -10,6 +10,7 @@
 
 #include "core/common/torch_compat.h"
 #include "core/model/fused_elementwise.h"
+#include "core/model/fused_elementwise_backward.h"
 #include "core/model/layers_basic.h"
 #include "core/model/model_config.h"
 #include "core/model/rotary.h"
@@ -98,6 +99,68 @@ TEST_CASE("the fused rotary kernel rounds as the composition does", "[model][fus
       const auto got = rotary.apply(x, positions);
       const auto expected = composed([&] { return rotary.apply(x, positions); });
       checkRoundsAsComposition(got, expected, type);
+    }
+  }
+}
+
+TEST_CASE("the autograd nodes give the compositions' gradients on CUDA",
+          "[model][fused-elementwise-gpu][.gpu]") {
+  REQUIRE(compat::cudaAvailable());
+  nlohmann::json json = model_test::tinyQwen3Config().toJson();
+  json["head_dim"] = 128;
+  const model::Rotary rotary(model::ModelConfig::fromJson(json), torch::kCUDA);
+  for (const auto type : {torch::kBFloat16, torch::kFloat16, torch::kFloat32}) {
+    INFO(c10::toString(type));
+    torch::manual_seed(6);
+    const auto options = torch::TensorOptions(type).device(torch::kCUDA);
+    // The rotary node: the kernel at the negated positions against autograd's composition.
+    const auto x = torch::randn({2, 13, 6, 128}, torch::kFloat32).to(options).transpose(1, 2);
+    const auto probe = torch::randn({2, 6, 13, 128}, torch::kFloat32).to(options);
+    const auto positions = torch::randint(0, 40000, {13}, torch::kInt64).to(torch::kCUDA);
+    const auto rotaryGradient = [&] {
+      const auto leaf = x.detach().clone().requires_grad_(true);
+      const auto y = rotary.apply(leaf, positions);
+      (y * probe).sum().backward();
+      return std::make_pair(y.grad_fn()->name(), leaf.grad());
+    };
+    const auto [node_name, got] = rotaryGradient();
+    CHECK(node_name.find("RotaryFunction") != std::string::npos);
+    const auto [composed_name, expected] = [&] {
+      setenv("STUDIO_FUSED_ELEMENTWISE", "off", 1);
+      auto result = rotaryGradient();
+      unsetenv("STUDIO_FUSED_ELEMENTWISE");
+      return result;
+    }();
+    CHECK(composed_name.find("RotaryFunction") == std::string::npos);
+    checkRoundsAsComposition(got, expected, type);
+
+    // The RMSNorm node (the kernel forward, the analytic backward, then the backward kernel)
+    // against autograd's composition, for a hidden state and per-head rows.
+    for (const std::int64_t n : {2048, 128, 100}) {
+      INFO("n " << n);
+      const auto h = (torch::randn({3, 37, n}, torch::kFloat32) * 3).to(options);
+      const auto dy = torch::randn({3, 37, n}, torch::kFloat32).to(options);
+      const auto weight = (torch::rand({n}) + 0.5).to(options);
+      const auto normGradient = [&] {
+        const auto leaf = h.detach().clone().requires_grad_(true);
+        model::RMSNorm norm(n, 1e-6, options);
+        norm->weight.copy_(weight);
+        (norm->forward(leaf) * dy).sum().backward();
+        return leaf.grad();
+      };
+      const auto analytic = normGradient();
+      setenv("STUDIO_RMSNORM_BACKWARD", "kernel", 1);
+      const auto kernel = normGradient();
+      REQUIRE(model::fusedRmsNormBackward(dy, h, weight, 1e-6).has_value());
+      unsetenv("STUDIO_RMSNORM_BACKWARD");
+      const auto reference = composed(normGradient);
+      const auto spread = fusedAgreement(analytic, reference).second;
+      CHECK(spread < (type == torch::kFloat32 ? 1e-5 : 2e-2));
+      // The kernel rounds as the analytic composition, summing Σ g·x in another order.
+      const auto [kernel_equal, kernel_spread] =
+          fusedAgreement(kernel, model::rmsNormInputGradient(dy, h, weight, 1e-6));
+      CHECK(kernel_spread < (type == torch::kFloat32 ? 1e-5 : 1e-2));
+      if (type != torch::kFloat32) CHECK(kernel_equal > 0.98);
     }
   }
 }
