@@ -10,20 +10,19 @@ using torch::Tensor;
 
 QueryAdapter::QueryAdapter(model::CausalLMImpl& lm, const QueryAdapterOptions& options)
     : m_lm(lm), m_options(options) {
+  std::vector<Tensor> initial;
   for (int i = 0; i < lm.numLayers(); ++i) {
     model::AttentionMixerImpl* attention = lm.attention(i);
     if (!attention) continue;
     m_layers.push_back(i);
     // A copy in fp32 (a bf16 W_Q would round away steps of 1e−6), never the weight itself.
-    m_masters.push_back(attention->q_proj->weight.detach()
-                            .to(torch::kFloat32, /*non_blocking=*/false, /*copy=*/true)
-                            .requires_grad_(true));
+    initial.push_back(attention->q_proj->weight.detach().to(torch::kFloat32));
   }
-  if (m_masters.empty()) {
+  if (initial.empty()) {
     throwArgument("method", "qTTT needs attention layers; this model has none");
   }
-  m_optimizer = std::make_unique<torch::optim::AdamW>(
-      m_masters,
+  m_optimizer = std::make_unique<FlatAdamW>(
+      initial,
       torch::optim::AdamWOptions(options.learning_rate).weight_decay(options.weight_decay));
   install();
 }
@@ -34,7 +33,7 @@ QueryAdapter::~QueryAdapter() {
 
 void QueryAdapter::install() {
   for (std::size_t n = 0; n < m_layers.size(); ++n) {
-    m_lm.attention(m_layers[n])->q_weight_override = m_masters[n].to(m_lm.dtype());
+    m_lm.attention(m_layers[n])->q_weight_override = masters()[n].to(m_lm.dtype());
   }
 }
 
@@ -81,7 +80,7 @@ SpanStepStats QueryAdapter::update(const Tensor& loss) {
   stats.loss = loss.item<double>();
   // Clipping to an infinite norm only measures it.
   const double clip = m_options.clip > 0 ? m_options.clip : std::numeric_limits<double>::infinity();
-  stats.grad_norm = torch::nn::utils::clip_grad_norm_(m_masters, clip);
+  stats.grad_norm = m_optimizer->clipGradNorm(clip);
   m_optimizer->step();
   return stats;
 }
@@ -89,7 +88,7 @@ SpanStepStats QueryAdapter::update(const Tensor& loss) {
 SpanStepStats QueryAdapter::step(model::ModelState& state, const std::vector<std::int64_t>& ids,
                                  std::int64_t start, std::int64_t k) {
   torch::AutoGradMode grad(true);
-  m_optimizer->zero_grad();
+  m_optimizer->zeroGrad();
   return update(spanLoss(state, ids, start, k));
 }
 
@@ -100,7 +99,7 @@ SpanStepStats QueryAdapter::stepFullContext(const std::vector<std::int64_t>& ids
     throwArgument("span", "span out of the " + std::to_string(total) + "-token context");
   }
   torch::AutoGradMode grad(true);
-  m_optimizer->zero_grad();
+  m_optimizer->zeroGrad();
   install();
   model::ForwardContext context;
   context.mode = model::AttentionMode::Full;
@@ -133,7 +132,7 @@ std::map<std::string, Tensor> QueryAdapter::adaptedTensors() const {
   for (std::size_t n = 0; n < m_layers.size(); ++n) {
     const std::string name =
         "model.layers." + std::to_string(m_layers[n]) + ".self_attn.q_proj.weight";
-    tensors[name] = m_masters[n].detach().to(m_lm.dtype()).cpu();
+    tensors[name] = masters()[n].detach().to(m_lm.dtype()).cpu();
   }
   return tensors;
 }

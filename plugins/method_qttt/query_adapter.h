@@ -16,6 +16,7 @@
 #include "core/model/causal_lm.h"
 #include "core/model/model_state.h"
 #include "core/model/mixer.h"
+#include "plugins/method_qttt/flat_adamw.h"
 
 namespace studio::plugins {
 
@@ -67,7 +68,7 @@ class QueryAdapter {
                              model::ForwardCapture* capture = nullptr);
 
   // The fp32 masters, one per attention layer ([Hq·D, hidden]), in layer order.
-  const std::vector<torch::Tensor>& masters() const { return m_masters; }
+  const std::vector<torch::Tensor>& masters() const { return m_optimizer->parameters(); }
   // Every tensor of the model by its Hugging Face name, the q_proj weights replaced by the
   // adapted ones in the model's dtype: what --save-adapted writes.
   std::map<std::string, torch::Tensor> adaptedTensors() const;
@@ -84,8 +85,7 @@ class QueryAdapter {
   model::CausalLMImpl& m_lm;
   QueryAdapterOptions m_options;
   std::vector<int> m_layers;                // attention layers, in order
-  std::vector<torch::Tensor> m_masters;     // fp32 leaves that require grad
-  std::unique_ptr<torch::optim::AdamW> m_optimizer;
+  std::unique_ptr<FlatAdamW> m_optimizer;  // holds the fp32 masters, leaves that require grad
 };
 
 }  // namespace studio::plugins

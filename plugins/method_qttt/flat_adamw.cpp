@@ -1,0 +1,78 @@
+#include "plugins/method_qttt/flat_adamw.h"
+
+#include <cmath>
+#include <limits>
+
+#include "core/common/error.h"
+
+namespace studio::plugins {
+
+using torch::Tensor;
+
+FlatAdamW::FlatAdamW(const std::vector<Tensor>& initial, const torch::optim::AdamWOptions& options)
+    : m_options(options) {
+  if (initial.empty()) throwError(ErrorKind::Internal, "", "FlatAdamW", "no parameters");
+  if (options.amsgrad()) throwError(ErrorKind::Internal, "", "FlatAdamW", "AMSGrad is not supported");
+  std::int64_t total = 0;
+  m_uniform_numel = initial.front().numel();
+  for (const Tensor& t : initial) {
+    if (t.scalar_type() != torch::kFloat32 || t.device() != initial.front().device()) {
+      throwError(ErrorKind::Internal, "", "FlatAdamW", "parameters must be float32 on one device");
+    }
+    total += t.numel();
+    if (t.numel() != m_uniform_numel) m_uniform_numel = 0;
+  }
+  torch::NoGradGuard no_grad;
+  const auto float32 = torch::TensorOptions(torch::kFloat32).device(initial.front().device());
+  m_values = torch::empty({total}, float32);
+  m_gradients = torch::zeros({total}, float32);
+  m_exp_avg = torch::zeros({total}, float32);
+  m_exp_avg_sq = torch::zeros({total}, float32);
+  std::int64_t offset = 0;
+  for (const Tensor& t : initial) {
+    Tensor values = m_values.narrow(0, offset, t.numel()).view(t.sizes());
+    values.copy_(t);
+    // detach(): a leaf sharing the buffer's storage.
+    Tensor parameter = values.detach().requires_grad_(true);
+    parameter.mutable_grad() = m_gradients.narrow(0, offset, t.numel()).view(t.sizes());
+    m_parameters.push_back(parameter);
+    offset += t.numel();
+  }
+}
+
+void FlatAdamW::zeroGrad() { m_gradients.zero_(); }
+
+double FlatAdamW::clipGradNorm(double max_norm) {
+  torch::NoGradGuard no_grad;
+  // The per-parameter norms as clip_grad_norm_ takes them, then their norm.
+  Tensor norms;
+  if (m_uniform_numel > 0) {
+    norms = m_gradients.view({-1, m_uniform_numel}).norm(2, 1);  // [parameters]
+  } else {
+    std::vector<Tensor> each;
+    for (const Tensor& p : m_parameters) each.push_back(p.grad().norm(2));
+    norms = torch::stack(each);
+  }
+  const Tensor total = norms.norm(2);
+  if (std::isfinite(max_norm)) {
+    m_gradients.mul_(torch::clamp(max_norm / (total + 1e-6), c10::nullopt, 1.0));
+  }
+  return total.item<double>();
+}
+
+void FlatAdamW::step() {
+  torch::NoGradGuard no_grad;
+  // torch::optim::AdamW::step's arithmetic, in its order.
+  const double lr = m_options.lr(), weight_decay = m_options.weight_decay();
+  const auto [beta1, beta2] = m_options.betas();
+  if (weight_decay != 0) m_values.mul_(1 - lr * weight_decay);
+  ++m_steps;
+  const double bias_correction1 = 1 - std::pow(beta1, m_steps);
+  const double bias_correction2 = 1 - std::pow(beta2, m_steps);
+  m_exp_avg.mul_(beta1).add_(m_gradients, 1 - beta1);
+  m_exp_avg_sq.mul_(beta2).addcmul_(m_gradients, m_gradients, 1 - beta2);
+  const Tensor denominator = (m_exp_avg_sq.sqrt() / std::sqrt(bias_correction2)).add_(m_options.eps());
+  m_values.addcdiv_(m_exp_avg, denominator, -lr / bias_correction1);
+}
+
+}  // namespace studio::plugins

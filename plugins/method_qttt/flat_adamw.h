@@ -1,0 +1,43 @@
+#pragma once
+// AdamW over parameters that live in one flat float32 buffer, with their gradients in another:
+// qTTT's W_Q masters, one per attention layer. torch::optim::AdamW and clip_grad_norm_ launch
+// 9 and about 2 ops per parameter (28 layers: about 310 kernels a step, a step bound by launching,
+// docs/gpu.md); here each op is one launch over the whole buffer. The arithmetic is
+// torch::optim::AdamW's, element by element, so the parameters it writes are bit for bit the ones
+// it would write given the same gradients. Each parameter is a leaf viewing the flat buffer, its
+// gradient preset to a view of the flat gradient, where autograd accumulates in place.
+
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace studio::plugins {
+
+class FlatAdamW {
+ public:
+  // Copies `initial` (float32, one device) into the flat buffer; the gradients start at zero.
+  FlatAdamW(const std::vector<torch::Tensor>& initial, const torch::optim::AdamWOptions& options);
+
+  // Leaves that require grad, shaped as `initial`, in its order.
+  const std::vector<torch::Tensor>& parameters() const { return m_parameters; }
+
+  // Zeroes every gradient (one fill).
+  void zeroGrad();
+  // The 2-norm of all gradients together (as clip_grad_norm_: the norm of the per-parameter
+  // norms); when max_norm is finite, scales them by min(1, max_norm / (norm + 1e−6)).
+  double clipGradNorm(double max_norm);
+  // One AdamW step from the current gradients.
+  void step();
+
+ private:
+  torch::optim::AdamWOptions m_options;
+  torch::Tensor m_values;     // [n] float32, every parameter end to end
+  torch::Tensor m_gradients;  // [n]
+  torch::Tensor m_exp_avg, m_exp_avg_sq;  // [n], AdamW's moments
+  std::vector<torch::Tensor> m_parameters;
+  std::int64_t m_steps = 0;
+  std::int64_t m_uniform_numel = 0;  // every parameter's size when all are equal, else 0
+};
+
+}  // namespace studio::plugins

@@ -1,0 +1,107 @@
+// qTTT's optimizer over one flat buffer (plugins/method_qttt/flat_adamw.h) against libtorch's own
+// AdamW and clip_grad_norm_ on separate tensors: the same parameters bit for bit given the same
+// gradients, the same norm, and autograd accumulating into the flat gradient.
+
+#include <catch2/catch.hpp>
+
+#include <limits>
+
+#include "plugins/method_qttt/flat_adamw.h"
+
+using namespace studio;
+
+namespace {
+
+std::vector<torch::Tensor> randomTensors(const std::vector<std::vector<std::int64_t>>& shapes,
+                                         double scale) {
+  std::vector<torch::Tensor> tensors;
+  for (const auto& shape : shapes) tensors.push_back(torch::randn(shape) * scale);
+  return tensors;
+}
+
+}  // namespace
+
+TEST_CASE("FlatAdamW writes what torch::optim::AdamW writes, bit for bit", "[methods][qttt][flat-adamw]") {
+  // Equal shapes (qTTT's W_Q masters) and unequal ones.
+  for (const auto& shapes : std::vector<std::vector<std::vector<std::int64_t>>>{
+           {{64, 48}, {64, 48}, {64, 48}}, {{64, 48}, {32}, {7, 16}}}) {
+    INFO(shapes.size() << " parameters, the second of " << shapes[1].size() << " dimensions");
+    torch::manual_seed(3);
+    const auto initial = randomTensors(shapes, 0.1);
+    const auto options = torch::optim::AdamWOptions(1e-3).weight_decay(0.01);
+    plugins::FlatAdamW flat(initial, options);
+    std::vector<torch::Tensor> reference;
+    for (const auto& t : initial) reference.push_back(t.clone().requires_grad_(true));
+    torch::optim::AdamW adamw(reference, options);
+    for (int step = 0; step < 5; ++step) {
+      const auto gradients = randomTensors(shapes, 1.0 + step);
+      flat.zeroGrad();
+      adamw.zero_grad();
+      for (std::size_t i = 0; i < shapes.size(); ++i) {
+        flat.parameters()[i].grad().copy_(gradients[i]);
+        reference[i].mutable_grad() = gradients[i].clone();
+      }
+      flat.step();
+      adamw.step();
+      for (std::size_t i = 0; i < shapes.size(); ++i) {
+        INFO("step " << step << ", parameter " << i);
+        CHECK(torch::equal(flat.parameters()[i], reference[i]));
+      }
+    }
+  }
+}
+
+TEST_CASE("FlatAdamW clips as clip_grad_norm_ does", "[methods][qttt][flat-adamw]") {
+  for (const bool equal_shapes : {true, false}) {
+    INFO((equal_shapes ? "equal" : "unequal") << " shapes");
+    const std::vector<std::vector<std::int64_t>> shapes =
+        equal_shapes ? std::vector<std::vector<std::int64_t>>{{16, 8}, {16, 8}}
+                     : std::vector<std::vector<std::int64_t>>{{16, 8}, {5}};
+    torch::manual_seed(4);
+    const auto initial = randomTensors(shapes, 1.0);
+    const auto gradients = randomTensors(shapes, 2.0);
+    for (const double max_norm : {1.0, std::numeric_limits<double>::infinity()}) {
+      INFO("max norm " << max_norm);
+      plugins::FlatAdamW flat(initial, torch::optim::AdamWOptions(1e-3));
+      std::vector<torch::Tensor> reference;
+      for (std::size_t i = 0; i < shapes.size(); ++i) {
+        flat.parameters()[i].grad().copy_(gradients[i]);
+        reference.push_back(initial[i].clone().requires_grad_(true));
+        reference.back().mutable_grad() = gradients[i].clone();
+      }
+      const double expected = torch::nn::utils::clip_grad_norm_(reference, max_norm);
+      CHECK(expected > 1.0);  // so that a finite max norm scales
+      CHECK(flat.clipGradNorm(max_norm) == Approx(expected).epsilon(1e-6));
+      for (std::size_t i = 0; i < shapes.size(); ++i) {
+        CHECK(torch::allclose(flat.parameters()[i].grad(), reference[i].grad(), 1e-6, 1e-7));
+      }
+    }
+  }
+}
+
+TEST_CASE("autograd accumulates into FlatAdamW's gradients until they are zeroed",
+          "[methods][qttt][flat-adamw]") {
+  plugins::FlatAdamW flat({torch::ones({3, 2}), torch::ones({3, 2})}, torch::optim::AdamWOptions(1e-3));
+  const auto& p = flat.parameters();
+  REQUIRE(p[0].is_leaf());
+  REQUIRE(p[0].requires_grad());
+  CHECK(torch::equal(p[0].grad(), torch::zeros({3, 2})));
+  const auto c = torch::arange(6, torch::kFloat32).view({3, 2});
+  for (int pass = 1; pass <= 2; ++pass) {
+    (p[0] * c + p[1] * 2 * c).sum().backward();
+    CHECK(torch::equal(p[0].grad(), pass * c));
+    CHECK(torch::equal(p[1].grad(), pass * 2 * c));
+  }
+  const auto* storage = p[1].grad().data_ptr<float>();
+  flat.zeroGrad();
+  CHECK(torch::equal(p[1].grad(), torch::zeros({3, 2})));
+  CHECK(p[1].grad().data_ptr<float>() == storage);  // the same flat buffer, zeroed
+}
+
+TEST_CASE("FlatAdamW refuses what it does not do", "[methods][qttt][flat-adamw]") {
+  CHECK_THROWS_WITH(plugins::FlatAdamW({torch::ones({2}, torch::kFloat64)}, torch::optim::AdamWOptions(1e-3)),
+                    Catch::Contains("float32"));
+  CHECK_THROWS_WITH(plugins::FlatAdamW({}, torch::optim::AdamWOptions(1e-3)), Catch::Contains("no parameters"));
+  CHECK_THROWS_WITH(plugins::FlatAdamW({torch::ones({2})}, torch::optim::AdamWOptions(1e-3).amsgrad(true)),
+                    Catch::Contains("AMSGrad"));
+}
