@@ -129,15 +129,19 @@ Tensor CausalLMImpl::forward(const Tensor& ids, ForwardContext& context) {
   }
   // Read on the host, before the positions move to the device (nullopt when they are there already).
   context.position_run_start = positionRunStart(context.positions);
-  context.positions = context.positions.to(m_options.device());
   if (context.mode == AttentionMode::Frozen) {
-    const auto last = context.positions.max().item<std::int64_t>();
+    // The last position read, from the host's copy where there is one: reading it from the device
+    // would wait for every kernel queued before (at a qTTT step's start, the last step's).
+    const std::int64_t last = context.position_run_start
+                                  ? *context.position_run_start + context.positions.numel() - 1
+                                  : context.positions.max().item<std::int64_t>();
     if (context.state->length() <= last) {
       throwArgument("positions", "a frozen forward reads keys up to position " +
                                      std::to_string(last) + " but the state holds " +
                                      std::to_string(context.state->length()));
     }
   }
+  context.positions = context.positions.to(m_options.device());
   if (context.capture && context.capture->layers.size() < static_cast<std::size_t>(numLayers())) {
     context.capture->layers.resize(static_cast<std::size_t>(numLayers()));
   }

@@ -69,7 +69,8 @@ bool nodeApplies(const Tensor& x, std::initializer_list<Tensor> trained) {
 
 Tensor rmsNormInputGradient(const Tensor& dy, const Tensor& x, const Tensor& weight, double eps) {
   const auto wide_type = at::promote_types(x.scalar_type(), torch::kFloat32);
-  const Tensor g = (dy * weight).to(wide_type);  // [.., n]
+  // Rounded to x's type as autograd rounds the gradient through the composition's cast.
+  const Tensor g = (dy * weight).to(x.scalar_type()).to(wide_type);  // [.., n]
   const Tensor wide = x.to(wide_type);            // [.., n]
   const Tensor r = torch::rsqrt(wide.pow(2).mean(-1, /*keepdim=*/true) + eps);  // [.., 1]
   const Tensor coefficient = (g * wide).mean(-1, /*keepdim=*/true) * r.pow(3);  // [.., 1]

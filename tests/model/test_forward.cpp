@@ -131,6 +131,33 @@ TEST_CASE("forward: frozen spans over the cache give the full forward's logits",
   CHECK(cache.length() == 30);  // frozen: nothing appended
 }
 
+TEST_CASE("forward: a frozen span past the cache's end is refused, naming the last position",
+          "[model]") {
+  const auto loaded = model_test::tinyModel(3);
+  std::vector<std::int64_t> ids(20, 5);
+  torch::NoGradGuard no_grad;
+  model::ModelState cache(loaded->lm->numLayers());
+  model::prefill(*loaded->lm, cache, ids);
+  // A run of positions (its last read on the host) and scattered ones (their maximum).
+  for (const auto& positions : {torch::arange(15, 21, torch::kInt64), torch::tensor({3, 22, 7})}) {
+    model::ForwardContext context;
+    context.mode = model::AttentionMode::Frozen;
+    context.state = &cache;
+    context.positions = positions;
+    const torch::Tensor input = torch::full({1, positions.numel()}, 5, torch::kInt64);
+    const std::string last = std::to_string(positions.max().item<std::int64_t>());
+    INFO("last position " << last);
+    CHECK_THROWS_WITH(loaded->lm->forward(input, context),
+                      Catch::Contains("positions") && Catch::Contains("up to position " + last) &&
+                          Catch::Contains("holds 20"));
+  }
+  model::ForwardContext inside;
+  inside.mode = model::AttentionMode::Frozen;
+  inside.state = &cache;
+  inside.positions = torch::arange(14, 20, torch::kInt64);  // ends at the last position held
+  CHECK_NOTHROW(loaded->lm->forward(torch::full({1, 6}, 5, torch::kInt64), inside));
+}
+
 TEST_CASE("forward: changing token j leaves every earlier position's logits bit-identical",
           "[model]") {
   const auto loaded = model_test::tinyModel(4);
