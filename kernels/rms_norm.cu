@@ -112,7 +112,9 @@ __global__ void __launch_bounds__(kMaxThreads) rmsNormVectorKernel(RmsNormArgs a
 // Sums `value` over the block (blockDim.x a multiple of 32, up to kMaxThreads); every thread gets
 // the total.
 __device__ float blockSum(float value) {
-  for (int offset = 16; offset > 0; offset /= 2) value += __shfl_xor_sync(0xffffffffu, value, offset);
+  for (int offset = 16; offset > 0; offset /= 2) {
+    value += __shfl_xor_sync(0xffffffffu, value, offset);
+  }
   __shared__ float warp_sums[kMaxThreads / 32];
   __shared__ float total;
   if (threadIdx.x % 32 == 0) warp_sums[threadIdx.x / 32] = value;
@@ -187,7 +189,9 @@ const char* rmsNormBackward(const RmsNormBackwardArgs& a, void* stream_ptr) {
     return "RMSNorm's backward needs 1 to 2^31 − 1 rows of n ≥ 1";
   }
   const auto stream = static_cast<cudaStream_t>(stream_ptr);
-  return dispatchElementType(a.type, [&](auto element) { return launchBackward<decltype(element)>(a, stream); });
+  return dispatchElementType(a.type, [&](auto element) {
+    return launchBackward<decltype(element)>(a, stream);
+  });
 }
 
 const char* rmsNorm(const RmsNormArgs& a, void* stream_ptr) {

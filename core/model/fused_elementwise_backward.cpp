@@ -32,9 +32,7 @@ class RmsNormFunction : public torch::autograd::Function<RmsNormFunction> {
     }
     if (ctx->needs_input_grad(1)) {
       // As autograd differentiates weight · normed: dy · normed summed over the rows, in the type.
-      const Tensor wide = x.to(at::promote_types(x.scalar_type(), torch::kFloat32));
-      const Tensor normed = (wide * torch::rsqrt(wide.pow(2).mean(-1, true) + eps)).to(x.scalar_type());
-      dweight = (dy * normed).sum_to_size(weight.sizes());
+      dweight = (dy * rmsNormalized(x, eps)).sum_to_size(weight.sizes());
     }
     return {dx, dweight, Tensor()};
   }

@@ -27,12 +27,15 @@ RMSNormImpl::RMSNormImpl(std::int64_t size, double eps_, const torch::TensorOpti
   weight = register_parameter("weight", torch::empty({size}, options), false);
 }
 
-torch::Tensor rmsNorm(const torch::Tensor& x, const torch::Tensor& weight, double eps) {
-  if (auto fused = fusedRmsNorm(x, weight, eps)) return *fused;  // CUDA inference
+torch::Tensor rmsNormalized(const torch::Tensor& x, double eps) {
   // float32 for half types as transformers does; a float64 model (the gradient checks) stays so.
   const auto wide = x.to(at::promote_types(x.scalar_type(), torch::kFloat32));
-  const auto normed = wide * torch::rsqrt(wide.pow(2).mean(-1, /*keepdim=*/true) + eps);
-  return weight * normed.to(x.scalar_type());
+  return (wide * torch::rsqrt(wide.pow(2).mean(-1, /*keepdim=*/true) + eps)).to(x.scalar_type());
+}
+
+torch::Tensor rmsNorm(const torch::Tensor& x, const torch::Tensor& weight, double eps) {
+  if (auto fused = fusedRmsNorm(x, weight, eps)) return *fused;  // CUDA inference
+  return weight * rmsNormalized(x, eps);
 }
 
 torch::Tensor RMSNormImpl::forward(const torch::Tensor& x) const {

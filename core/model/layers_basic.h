@@ -24,6 +24,9 @@ TORCH_MODULE(Linear);
 // Llama RMSNorm: the fused kernel on CUDA where no gradient is needed (fused_elementwise.h), else
 // the composition (differentiable where x or the weight needs it).
 torch::Tensor rmsNorm(const torch::Tensor& x, const torch::Tensor& weight, double eps);
+// x · rsqrt(mean(x²) + eps) in float32 (float64 for float64), rounded to x's type: the
+// composition's normalised x, before the weight.
+torch::Tensor rmsNormalized(const torch::Tensor& x, double eps);
 
 class RMSNormImpl : public torch::nn::Module {
  public:

@@ -12,7 +12,9 @@ using torch::Tensor;
 FlatAdamW::FlatAdamW(const std::vector<Tensor>& initial, const torch::optim::AdamWOptions& options)
     : m_options(options) {
   if (initial.empty()) throwError(ErrorKind::Internal, "", "FlatAdamW", "no parameters");
-  if (options.amsgrad()) throwError(ErrorKind::Internal, "", "FlatAdamW", "AMSGrad is not supported");
+  if (options.amsgrad()) {
+    throwError(ErrorKind::Internal, "", "FlatAdamW", "AMSGrad is not supported");
+  }
   std::int64_t total = 0;
   m_uniform_numel = initial.front().numel();
   for (const Tensor& t : initial) {
@@ -71,7 +73,8 @@ void FlatAdamW::step() {
   const double bias_correction2 = 1 - std::pow(beta2, m_steps);
   m_exp_avg.mul_(beta1).add_(m_gradients, 1 - beta1);
   m_exp_avg_sq.mul_(beta2).addcmul_(m_gradients, m_gradients, 1 - beta2);
-  const Tensor denominator = (m_exp_avg_sq.sqrt() / std::sqrt(bias_correction2)).add_(m_options.eps());
+  const Tensor denominator =
+      (m_exp_avg_sq.sqrt() / std::sqrt(bias_correction2)).add_(m_options.eps());
   m_values.addcdiv_(m_exp_avg, denominator, -lr / bias_correction1);
 }
 

@@ -21,7 +21,8 @@ std::vector<torch::Tensor> randomTensors(const std::vector<std::vector<std::int6
 
 }  // namespace
 
-TEST_CASE("FlatAdamW writes what torch::optim::AdamW writes, bit for bit", "[methods][qttt][flat-adamw]") {
+TEST_CASE("FlatAdamW writes what torch::optim::AdamW writes, bit for bit",
+          "[methods][qttt][flat-adamw]") {
   // Equal shapes (qTTT's W_Q masters) and unequal ones.
   for (const auto& shapes : std::vector<std::vector<std::vector<std::int64_t>>>{
            {{64, 48}, {64, 48}, {64, 48}}, {{64, 48}, {32}, {7, 16}}}) {
@@ -81,7 +82,8 @@ TEST_CASE("FlatAdamW clips as clip_grad_norm_ does", "[methods][qttt][flat-adamw
 
 TEST_CASE("autograd accumulates into FlatAdamW's gradients until they are zeroed",
           "[methods][qttt][flat-adamw]") {
-  plugins::FlatAdamW flat({torch::ones({3, 2}), torch::ones({3, 2})}, torch::optim::AdamWOptions(1e-3));
+  plugins::FlatAdamW flat({torch::ones({3, 2}), torch::ones({3, 2})},
+                          torch::optim::AdamWOptions(1e-3));
   const auto& p = flat.parameters();
   REQUIRE(p[0].is_leaf());
   REQUIRE(p[0].requires_grad());
@@ -99,9 +101,10 @@ TEST_CASE("autograd accumulates into FlatAdamW's gradients until they are zeroed
 }
 
 TEST_CASE("FlatAdamW refuses what it does not do", "[methods][qttt][flat-adamw]") {
-  CHECK_THROWS_WITH(plugins::FlatAdamW({torch::ones({2}, torch::kFloat64)}, torch::optim::AdamWOptions(1e-3)),
+  const auto options = torch::optim::AdamWOptions(1e-3);
+  CHECK_THROWS_WITH(plugins::FlatAdamW({torch::ones({2}, torch::kFloat64)}, options),
                     Catch::Contains("float32"));
-  CHECK_THROWS_WITH(plugins::FlatAdamW({}, torch::optim::AdamWOptions(1e-3)), Catch::Contains("no parameters"));
-  CHECK_THROWS_WITH(plugins::FlatAdamW({torch::ones({2})}, torch::optim::AdamWOptions(1e-3).amsgrad(true)),
-                    Catch::Contains("AMSGrad"));
+  CHECK_THROWS_WITH(plugins::FlatAdamW({}, options), Catch::Contains("no parameters"));
+  const auto amsgrad = torch::optim::AdamWOptions(options).amsgrad(true);
+  CHECK_THROWS_WITH(plugins::FlatAdamW({torch::ones({2})}, amsgrad), Catch::Contains("AMSGrad"));
 }

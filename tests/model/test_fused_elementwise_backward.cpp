@@ -97,21 +97,24 @@ TEST_CASE("RMSNorm's analytic input gradient agrees with autograd's to its type'
   }
 }
 
-TEST_CASE("the RMSNorm node's weight gradient is autograd's", "[model][fused-elementwise-backward]") {
+TEST_CASE("the RMSNorm node's weight gradient is autograd's",
+          "[model][fused-elementwise-backward]") {
   torch::manual_seed(9);
   for (const auto type : {torch::kFloat32, torch::kBFloat16}) {
     INFO(c10::toString(type));
     const auto x = torch::randn({4, 5, 32}).to(type).requires_grad_(true);
     const auto probe = torch::randn({4, 5, 32}).to(type);
     const auto w0 = (torch::rand({32}) + 0.5).to(type);
-    const auto w_node = w0.clone().requires_grad_(true), w_composed = w0.clone().requires_grad_(true);
+    const auto w_node = w0.clone().requires_grad_(true);
+    const auto w_composed = w0.clone().requires_grad_(true);
     (model::rmsNormNode(x, w_node, 1e-6) * probe).sum().backward();
     (model::rmsNorm(x.detach(), w_composed, 1e-6) * probe).sum().backward();
     CHECK(torch::equal(w_node.grad(), w_composed.grad()));
   }
 }
 
-TEST_CASE("the nodes are built only for a gradient on a GPU", "[model][fused-elementwise-backward]") {
+TEST_CASE("the nodes are built only for a gradient on a GPU",
+          "[model][fused-elementwise-backward]") {
   const auto x = torch::randn({2, 4, 5, 64}).requires_grad_(true);
   const auto weight = torch::ones({64});
   const auto positions = torch::arange(5, torch::kInt64);
