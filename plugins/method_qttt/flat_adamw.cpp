@@ -8,6 +8,40 @@
 namespace studio::plugins {
 
 using torch::Tensor;
+using torch::autograd::AutogradContext;
+using torch::autograd::variable_list;
+
+namespace {
+
+// values [n] cast to `type` in one launch, handed out as one tensor per parameter (views of the
+// cast); backward adds their gradients, concatenated, to `gradients` [n] and gives none to the
+// parameters, whose own gradients are views of it.
+class CastParameters : public torch::autograd::Function<CastParameters> {
+ public:
+  static variable_list forward(AutogradContext* ctx, at::TensorList parameters,
+                               const Tensor& values, const Tensor& gradients,
+                               torch::ScalarType type) {
+    ctx->saved_data["gradients"] = gradients;
+    // A copy even in values' own type: the outputs must not alias what the optimizer writes.
+    const Tensor cast = values.to(type, /*non_blocking=*/false, /*copy=*/true);  // [n]
+    variable_list out;
+    std::int64_t offset = 0;
+    for (const Tensor& p : parameters) {
+      out.push_back(cast.narrow(0, offset, p.numel()).view(p.sizes()));
+      offset += p.numel();
+    }
+    return out;
+  }
+
+  static variable_list backward(AutogradContext* ctx, variable_list grads) {
+    std::vector<Tensor> flat;
+    for (const Tensor& g : grads) flat.push_back(g.reshape({-1}));
+    ctx->saved_data["gradients"].toTensor().add_(torch::cat(flat));
+    return variable_list(grads.size() + 3);  // none: for the parameters, values, gradients, type
+  }
+};
+
+}  // namespace
 
 FlatAdamW::FlatAdamW(const std::vector<Tensor>& initial, const torch::optim::AdamWOptions& options)
     : m_options(options) {
@@ -40,6 +74,11 @@ FlatAdamW::FlatAdamW(const std::vector<Tensor>& initial, const torch::optim::Ada
     m_parameters.push_back(parameter);
     offset += t.numel();
   }
+}
+
+std::vector<Tensor> FlatAdamW::castParameters(torch::ScalarType type) const {
+  // As a TensorList, which autograd takes for inputs (a std::vector it would not).
+  return CastParameters::apply(at::TensorList(m_parameters), m_values, m_gradients, type);
 }
 
 void FlatAdamW::zeroGrad() { m_gradients.zero_(); }

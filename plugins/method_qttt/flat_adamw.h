@@ -5,7 +5,8 @@
 // docs/gpu.md); here each op is one launch over the whole buffer. The arithmetic is
 // torch::optim::AdamW's, element by element, so the parameters it writes are bit for bit the ones
 // it would write given the same gradients. Each parameter is a leaf viewing the flat buffer, its
-// gradient preset to a view of the flat gradient, where autograd accumulates in place.
+// gradient preset to a view of the flat gradient, where autograd accumulates in place;
+// castParameters gives the model its copies of them in its dtype.
 
 #include <torch/torch.h>
 
@@ -21,6 +22,10 @@ class FlatAdamW {
 
   // Leaves that require grad, shaped as `initial`, in its order.
   const std::vector<torch::Tensor>& parameters() const { return m_parameters; }
+  // Every parameter cast to `type` with one launch, as `parameters()[i].to(type)` each would give
+  // them; where grad mode is on, their gradients are added to the flat gradient with two (a cat
+  // and the add) instead of two per parameter (the cast back and autograd's accumulation).
+  std::vector<torch::Tensor> castParameters(torch::ScalarType type) const;
 
   // Zeroes every gradient (one fill).
   void zeroGrad();

@@ -32,8 +32,9 @@ QueryAdapter::~QueryAdapter() {
 }
 
 void QueryAdapter::install() {
+  const std::vector<Tensor> weights = m_optimizer->castParameters(m_lm.dtype());
   for (std::size_t n = 0; n < m_layers.size(); ++n) {
-    m_lm.attention(m_layers[n])->q_weight_override = masters()[n].to(m_lm.dtype());
+    m_lm.attention(m_layers[n])->q_weight_override = weights[n];
   }
 }
 

@@ -100,6 +100,43 @@ TEST_CASE("autograd accumulates into FlatAdamW's gradients until they are zeroed
   CHECK(p[1].grad().data_ptr<float>() == storage);  // the same flat buffer, zeroed
 }
 
+TEST_CASE("FlatAdamW's casts of its parameters carry their gradients into the flat gradient",
+          "[methods][qttt][flat-adamw]") {
+  torch::manual_seed(8);
+  const std::vector<torch::Tensor> initial = {torch::randn({4, 6}), torch::randn({4, 6}),
+                                              torch::randn({5})};
+  for (const auto type : {torch::kBFloat16, torch::kFloat32}) {
+    INFO(c10::toString(type));
+    plugins::FlatAdamW flat(initial, torch::optim::AdamWOptions(1e-3));
+    plugins::FlatAdamW reference(initial, torch::optim::AdamWOptions(1e-3));
+    const std::vector<torch::Tensor> probes = {torch::randn({4, 6}), torch::randn({4, 6}),
+                                               torch::randn({5})};
+    for (int pass = 0; pass < 2; ++pass) {  // the second accumulates onto the first
+      const auto casts = flat.castParameters(type);
+      REQUIRE(casts.size() == 3);
+      torch::Tensor loss = torch::zeros({}), expected_loss = torch::zeros({});
+      for (std::size_t i = 0; i < casts.size(); ++i) {
+        const auto cast = reference.parameters()[i].to(type);
+        CHECK(torch::equal(casts[i], cast));
+        CHECK(casts[i].scalar_type() == type);
+        loss = loss + (casts[i] * probes[i].to(type)).sum().to(torch::kFloat32);
+        expected_loss = expected_loss + (cast * probes[i].to(type)).sum().to(torch::kFloat32);
+      }
+      loss.backward();
+      expected_loss.backward();
+      for (std::size_t i = 0; i < casts.size(); ++i) {
+        CHECK(torch::equal(flat.parameters()[i].grad(), reference.parameters()[i].grad()));
+      }
+    }
+    // A step writes the parameters, never the casts already handed out.
+    const auto before = flat.castParameters(type);
+    const auto kept = before[0].clone();
+    flat.step();
+    CHECK(torch::equal(before[0], kept));
+    CHECK_FALSE(torch::equal(flat.castParameters(type)[0], kept));
+  }
+}
+
 TEST_CASE("FlatAdamW refuses what it does not do", "[methods][qttt][flat-adamw]") {
   const auto options = torch::optim::AdamWOptions(1e-3);
   CHECK_THROWS_WITH(plugins::FlatAdamW({torch::ones({2}, torch::kFloat64)}, options),
