@@ -1,7 +1,6 @@
 #include "plugins/method_qttt/flat_adamw.h"
 
 #include <cmath>
-#include <limits>
 
 #include "core/common/error.h"
 

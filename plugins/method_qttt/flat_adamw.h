@@ -5,8 +5,9 @@
 // docs/gpu.md); here each op is one launch over the whole buffer. The arithmetic is
 // torch::optim::AdamW's, element by element, so the parameters it writes are bit for bit the ones
 // it would write given the same gradients. Each parameter is a leaf viewing the flat buffer, its
-// gradient preset to a view of the flat gradient, where autograd accumulates in place;
-// castParameters gives the model its copies of them in its dtype.
+// gradient preset to a view of the flat gradient. castParameters gives the model its copies of them
+// in its dtype and adds their gradients to the flat gradient itself; where a parameter is used
+// directly, autograd accumulates into the same views.
 
 #include <torch/torch.h>
 
