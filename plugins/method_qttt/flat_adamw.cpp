@@ -82,7 +82,7 @@ std::vector<Tensor> FlatAdamW::castParameters(torch::ScalarType type) const {
 
 void FlatAdamW::zeroGrad() { m_gradients.zero_(); }
 
-double FlatAdamW::clipGradNorm(double max_norm) {
+Tensor FlatAdamW::clipGradNorm(double max_norm) {
   torch::NoGradGuard no_grad;
   // The per-parameter norms as clip_grad_norm_ takes them, then their norm.
   Tensor norms;
@@ -97,7 +97,7 @@ double FlatAdamW::clipGradNorm(double max_norm) {
   if (std::isfinite(max_norm)) {
     m_gradients.mul_(torch::clamp(max_norm / (total + 1e-6), c10::nullopt, 1.0));
   }
-  return total.item<double>();
+  return total;
 }
 
 void FlatAdamW::step() {

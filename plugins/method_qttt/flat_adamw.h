@@ -31,8 +31,9 @@ class FlatAdamW {
   // Zeroes every gradient (one fill).
   void zeroGrad();
   // The 2-norm of all gradients together (as clip_grad_norm_: the norm of the per-parameter
-  // norms); when max_norm is finite, scales them by min(1, max_norm / (norm + 1e−6)).
-  double clipGradNorm(double max_norm);
+  // norms), a 0-dim float32 tensor on their device, not read back (so no wait for the device);
+  // when max_norm is finite, scales them by min(1, max_norm / (norm + 1e−6)).
+  torch::Tensor clipGradNorm(double max_norm);
   // One AdamW step from the current gradients.
   void step();
 

@@ -38,14 +38,23 @@ void QueryAdapter::install() {
   }
 }
 
-Tensor QueryAdapter::spanLogits(model::ModelState& state, const std::vector<std::int64_t>& ids,
-                                std::int64_t start, std::int64_t k) {
+namespace {
+
+// Throws Argument unless ids[start .. start+k] (the span and its next tokens) lie in the prompt.
+void checkSpan(const std::vector<std::int64_t>& ids, std::int64_t start, std::int64_t k) {
   const auto total = static_cast<std::int64_t>(ids.size());
   if (k < 1 || start < 0 || start + k >= total) {
     throwArgument("span", "span [" + std::to_string(start) + ", " + std::to_string(start + k) +
                               "] needs its next tokens inside the " + std::to_string(total) +
                               "-token prompt");
   }
+}
+
+}  // namespace
+
+Tensor QueryAdapter::spanLogits(model::ModelState& state, const std::vector<std::int64_t>& ids,
+                                std::int64_t start, std::int64_t k) {
+  checkSpan(ids, start, k);
   install();
   std::vector<std::int64_t> span(ids.begin() + start, ids.begin() + start + k);
   model::ForwardContext context;
@@ -58,9 +67,12 @@ Tensor QueryAdapter::spanLogits(model::ModelState& state, const std::vector<std:
 
 Tensor QueryAdapter::spanLoss(model::ModelState& state, const std::vector<std::int64_t>& ids,
                               std::int64_t start, std::int64_t k) {
+  // The targets go to the device before the forward is queued: a copy from pageable memory waits
+  // for the stream, and after the forward it would wait for all of it.
+  checkSpan(ids, start, k);
+  const std::vector<std::int64_t> next(ids.begin() + start + 1, ids.begin() + start + k + 1);
+  const Tensor targets = torch::tensor(next, torch::kInt64).to(m_lm.device());  // [k]
   Tensor logits = spanLogits(state, ids, start, k);  // [k, vocab]
-  std::vector<std::int64_t> next(ids.begin() + start + 1, ids.begin() + start + k + 1);
-  Tensor targets = torch::tensor(next, torch::kInt64).to(logits.device());    // [k]
   return spanObjective(logits, targets);
 }
 
@@ -77,12 +89,14 @@ Tensor QueryAdapter::spanObjective(const Tensor& logits, const Tensor& targets) 
 
 SpanStepStats QueryAdapter::update(const Tensor& loss) {
   loss.backward();
-  SpanStepStats stats;
-  stats.loss = loss.item<double>();
   // Clipping to an infinite norm only measures it.
   const double clip = m_options.clip > 0 ? m_options.clip : std::numeric_limits<double>::infinity();
-  stats.grad_norm = m_optimizer->clipGradNorm(clip);
+  const Tensor norm = m_optimizer->clipGradNorm(clip);
   m_optimizer->step();
+  // Read back once everything is queued: one wait for the device a step, at its end.
+  SpanStepStats stats;
+  stats.loss = loss.item<double>();
+  stats.grad_norm = norm.item<double>();
   return stats;
 }
 

@@ -236,6 +236,22 @@ TEST_CASE("a frozen-cache step and a full-context step share the loss and the la
   CHECK(first_error > 1e-3 * first_full.norm().item<double>());
 }
 
+TEST_CASE("a span whose next tokens leave the prompt is refused before any work, naming it",
+          "[methods][qttt]") {
+  PrefilledTinyModel tiny("qttt-bad-span");
+  const auto total = static_cast<std::int64_t>(tiny.ids.size());
+  plugins::QueryAdapter adapter(tiny.lm, {});
+  const auto master = adapter.masters()[0].detach().clone();
+  for (const auto& [start, k] : std::vector<std::pair<std::int64_t, std::int64_t>>{
+           {-1, 4}, {total - 4, 4}, {3, 0}, {total, 1}}) {
+    INFO("start " << start << ", k " << k);
+    CHECK_THROWS_WITH(adapter.step(tiny.cache, tiny.ids, start, k),
+                      Catch::Contains("span") && Catch::Contains(std::to_string(total) + "-token"));
+  }
+  CHECK(torch::equal(adapter.masters()[0], master));  // no step was taken
+  CHECK(adapter.masters()[0].grad().abs().sum().item<double>() == 0);
+}
+
 TEST_CASE("with a fixed seed the span loss falls over 16 steps", "[methods][qttt]") {
   PrefilledTinyModel tiny("qttt-falls");
   model::CausalLMImpl& lm = tiny.lm;
