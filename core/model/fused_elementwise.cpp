@@ -23,17 +23,24 @@ bool fusedTurnedOff() { return environmentSwitch("STUDIO_FUSED_ELEMENTWISE", "of
 
 void* currentStream() { return c10::cuda::getCurrentCUDAStream().stream(); }
 
-}  // namespace
-
-bool fusedElementwiseBuilt() { return !fusedTurnedOff(); }
-
-std::optional<Tensor> fusedRmsNorm(const Tensor& x, const Tensor& weight, double eps) {
+// x's kernel element type where the RMSNorm kernels take x [.., n] and weight [n] (on CUDA, one
+// type, no empty rows) and the kernels are on; nullopt otherwise.
+std::optional<kernels::ElementType> rmsNormKernelType(const Tensor& x, const Tensor& weight) {
   const auto type = kernelElementType(x.scalar_type());
   if (!x.is_cuda() || !type || weight.scalar_type() != x.scalar_type() || x.dim() < 1 ||
-      x.numel() == 0 || weight.dim() != 1 || weight.size(0) != x.size(-1) ||
-      needsGradient({x, weight}) || fusedTurnedOff()) {
+      x.numel() == 0 || weight.dim() != 1 || weight.size(0) != x.size(-1) || fusedTurnedOff()) {
     return std::nullopt;
   }
+  return type;
+}
+
+}  // namespace
+
+bool fusedElementwiseOn() { return !fusedTurnedOff(); }
+
+std::optional<Tensor> fusedRmsNorm(const Tensor& x, const Tensor& weight, double eps) {
+  const auto type = rmsNormKernelType(x, weight);
+  if (!type || needsGradient({x, weight})) return std::nullopt;
   const Tensor input = x.contiguous(), w = weight.contiguous();
   Tensor out = torch::empty_like(input);
   kernels::RmsNormArgs a;
@@ -52,11 +59,9 @@ std::optional<Tensor> fusedRmsNorm(const Tensor& x, const Tensor& weight, double
 
 std::optional<Tensor> fusedRmsNormBackward(const Tensor& dy, const Tensor& x, const Tensor& weight,
                                            double eps) {
-  const auto type = kernelElementType(x.scalar_type());
-  if (!x.is_cuda() || !type || dy.scalar_type() != x.scalar_type() ||
-      weight.scalar_type() != x.scalar_type() || !dy.sizes().equals(x.sizes()) || x.dim() < 1 ||
-      x.numel() == 0 || weight.dim() != 1 || weight.size(0) != x.size(-1) ||
-      !environmentSwitch("STUDIO_RMSNORM_BACKWARD", "kernel") || fusedTurnedOff()) {
+  const auto type = rmsNormKernelType(x, weight);
+  if (!type || dy.scalar_type() != x.scalar_type() || !dy.sizes().equals(x.sizes()) ||
+      !environmentSwitch("STUDIO_RMSNORM_BACKWARD", "kernel")) {
     return std::nullopt;
   }
   const Tensor gradient = dy.contiguous(), input = x.contiguous(), w = weight.contiguous();
@@ -111,7 +116,7 @@ std::optional<Tensor> fusedRotary(const Tensor& x, const Tensor& positions, cons
 
 #else
 
-bool fusedElementwiseBuilt() { return false; }
+bool fusedElementwiseOn() { return false; }
 
 std::optional<Tensor> fusedRmsNorm(const Tensor&, const Tensor&, double) { return std::nullopt; }
 

@@ -15,7 +15,7 @@
 namespace studio::model {
 
 // Whether this build has the kernels and STUDIO_FUSED_ELEMENTWISE=off is not set.
-bool fusedElementwiseBuilt();
+bool fusedElementwiseOn();
 
 // weight · (x · rsqrt(mean(x²) + eps)) over x's last dimension; nullopt where the kernel does
 // not apply.

@@ -60,7 +60,7 @@ class RotaryFunction : public torch::autograd::Function<RotaryFunction> {
 
 // Where the nodes replace the compositions: a gradient is needed, on a GPU, kernels built.
 bool nodeApplies(const Tensor& x, std::initializer_list<Tensor> trained) {
-  return x.is_cuda() && fusedElementwiseBuilt() && needsGradient(trained);
+  return x.is_cuda() && fusedElementwiseOn() && needsGradient(trained);
 }
 
 }  // namespace
