@@ -1,8 +1,8 @@
 // y = x·Wᵀ + b for 1 to 4 rows of x: a block of 4 warps per 4 output features, a warp per weight
-// row. Each lane reads 16-byte vectors of the row (8 elements), kUnroll of them issued before any
-// is used, with the matching vectors of x (small, shared by every warp: cached); products summed in
-// float32 per lane, then across the warp with shuffles, plus the bias, rounded once to the output
-// type.
+// row (per pair of rows for the gated kernel). Each lane reads 16-byte vectors of its rows (8
+// elements), kUnroll of them issued before any is used, with the matching vectors of x (small,
+// shared by every warp: cached); products summed in float32 per lane in the order of the vectors,
+// then across the warp with shuffles, and rounded once to the output type.
 
 #include "kernels/element_convert.cuh"
 #include "kernels/gemv.h"
@@ -14,70 +14,159 @@ namespace {
 constexpr int kWarps = 4;
 constexpr int kUnroll = 8;  // 16-byte weight vectors a lane has in flight
 
-template <typename T, int R>
-__global__ void __launch_bounds__(32 * kWarps) gemvKernel(GemvArgs a) {
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int n = blockIdx.x * kWarps + warp;
-  if (n >= a.out) return;
-  const int vectors = a.in / 8;
-  const uint4* w_row = reinterpret_cast<const uint4*>(static_cast<const T*>(a.weight) +
-                                                      static_cast<std::int64_t>(n) * a.in);
-  const uint4* x_rows = static_cast<const uint4*>(a.x);
-  float acc[R];
+__host__ __device__ int blocksFor(int out) { return (out + kWarps - 1) / kWarps; }
+
+// acc[m][r] = row m of the warp's weights · row r of x, summed over the whole warp. Lane `lane`
+// reads the vectors lane, lane + 32, … of each weight row, kUnroll / M of each row in flight, and
+// adds their products in that order, so the sum of a row does not depend on M.
+template <typename T, int R, int M>
+__device__ void warpDots(const uint4* const (&w_rows)[M], const uint4* x_rows, int vectors,
+                         int lane, float (&acc)[M][R]) {
+  constexpr int kEach = kUnroll / M;
 #pragma unroll
-  for (int r = 0; r < R; ++r) acc[r] = 0.0f;
-  for (int v0 = 0; v0 < vectors; v0 += 32 * kUnroll) {
-    uint4 w[kUnroll];
+  for (int m = 0; m < M; ++m) {
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
+    for (int r = 0; r < R; ++r) acc[m][r] = 0.0f;
+  }
+  for (int v0 = 0; v0 < vectors; v0 += 32 * kEach) {
+    uint4 w[M][kEach];
+#pragma unroll
+    for (int u = 0; u < kEach; ++u) {
       const int v = v0 + u * 32 + lane;
-      // The weights are read once: streamed past the caches.
-      w[u] = v < vectors ? __ldcs(w_row + v) : make_uint4(0, 0, 0, 0);
+#pragma unroll
+      for (int m = 0; m < M; ++m) {
+        // The weights are read once: streamed past the caches.
+        w[m][u] = v < vectors ? __ldcs(w_rows[m] + v) : make_uint4(0, 0, 0, 0);
+      }
     }
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
+    for (int u = 0; u < kEach; ++u) {
       const int v = v0 + u * 32 + lane;
       if (v >= vectors) break;
-      const T* w_elements = reinterpret_cast<const T*>(&w[u]);
 #pragma unroll
       for (int r = 0; r < R; ++r) {
         const uint4 x_vector = __ldg(x_rows + static_cast<std::int64_t>(r) * vectors + v);
         const T* x_elements = reinterpret_cast<const T*>(&x_vector);
 #pragma unroll
-        for (int e = 0; e < 8; ++e) acc[r] += toFloat(w_elements[e]) * toFloat(x_elements[e]);
+        for (int m = 0; m < M; ++m) {
+          const T* w_elements = reinterpret_cast<const T*>(&w[m][u]);
+#pragma unroll
+          for (int e = 0; e < 8; ++e) acc[m][r] += toFloat(w_elements[e]) * toFloat(x_elements[e]);
+        }
       }
     }
   }
 #pragma unroll
-  for (int r = 0; r < R; ++r) {
+  for (int m = 0; m < M; ++m) {
 #pragma unroll
-    for (int offset = 16; offset > 0; offset /= 2) {
-      acc[r] += __shfl_xor_sync(0xffffffffu, acc[r], offset);
+    for (int r = 0; r < R; ++r) {
+#pragma unroll
+      for (int offset = 16; offset > 0; offset /= 2) {
+        acc[m][r] += __shfl_xor_sync(0xffffffffu, acc[m][r], offset);
+      }
     }
   }
+}
+
+template <typename T>
+__device__ const uint4* weightRow(const void* weight, int n, int in) {
+  return reinterpret_cast<const uint4*>(static_cast<const T*>(weight) +
+                                        static_cast<std::int64_t>(n) * in);
+}
+
+// The outputs' blocks follow one another: output s has blocks [first, first + blocksFor(out)).
+template <typename T, int R>
+__global__ void __launch_bounds__(32 * kWarps) gemvKernel(GemvArgs a) {
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  // Unrolled over constant indices, so that the arguments stay in the parameter space.
+  const int block = static_cast<int>(blockIdx.x);
+  int first = 0;
+  GemvOutput o = a.outputs[0];
+#pragma unroll
+  for (int s = 1; s < kGemvMaxOutputs; ++s) {
+    const int blocks = blocksFor(o.out);
+    if (s < a.output_count && block >= first + blocks) {
+      first += blocks;
+      o = a.outputs[s];
+    }
+  }
+  const int n = (block - first) * kWarps + warp;
+  if (n >= o.out) return;
+  const uint4* w_rows[1] = {weightRow<T>(o.weight, n, a.in)};
+  float acc[1][R];
+  warpDots<T, R, 1>(w_rows, static_cast<const uint4*>(a.x), a.in / 8, lane, acc);
   if (lane != 0) return;
-  const float b = a.bias ? toFloat(static_cast<const T*>(a.bias)[n]) : 0.0f;
+  const float b = o.bias ? toFloat(static_cast<const T*>(o.bias)[n]) : 0.0f;
+  T* y = static_cast<T*>(o.y);
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    y[static_cast<std::int64_t>(r) * o.out + n] = fromFloat<T>(acc[0][r] + b);
+  }
+}
+
+// libtorch's formulas in float32 (its opmath type for bf16 and f16).
+__device__ float activate(float x, GemvGate gate) {
+  switch (gate) {
+    case GemvGate::Silu: return x / (1.0f + expf(-x));
+    case GemvGate::GeluTanh: {
+      constexpr float kBeta = 0.7978845608028654f;  // √(2/π)
+      constexpr float kKappa = 0.044715f;
+      const float inner = kBeta * (x + kKappa * (x * x * x));
+      return 0.5f * x * (1.0f + tanhf(inner));
+    }
+    case GemvGate::Gelu: return x * 0.5f * (1.0f + erff(x * 0.7071067811865476f));  // 1/√2
+  }
+  return x;
+}
+
+// Rounded as the composition rounds: the gate and up products to T, the activation to T, then
+// their product.
+template <typename T, int R>
+__global__ void __launch_bounds__(32 * kWarps) gatedGemvKernel(GatedGemvArgs a) {
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int n = static_cast<int>(blockIdx.x) * kWarps + warp;
+  if (n >= a.out) return;
+  const uint4* w_rows[2] = {weightRow<T>(a.gate, n, a.in), weightRow<T>(a.up, n, a.in)};
+  float acc[2][R];
+  warpDots<T, R, 2>(w_rows, static_cast<const uint4*>(a.x), a.in / 8, lane, acc);
+  if (lane != 0) return;
   T* y = static_cast<T*>(a.y);
 #pragma unroll
   for (int r = 0; r < R; ++r) {
-    y[static_cast<std::int64_t>(r) * a.out + n] = fromFloat<T>(acc[r] + b);
+    const T gate = fromFloat<T>(acc[0][r]), up = fromFloat<T>(acc[1][r]);
+    const T activated = fromFloat<T>(activate(toFloat(gate), a.activation));
+    y[static_cast<std::int64_t>(r) * a.out + n] = fromFloat<T>(toFloat(activated) * toFloat(up));
   }
 }
 
 template <typename T, int R>
-const char* launchRows(const GemvArgs& a, cudaStream_t stream) {
-  gemvKernel<T, R><<<(a.out + kWarps - 1) / kWarps, 32 * kWarps, 0, stream>>>(a);
+void launchRows(const GemvArgs& a, cudaStream_t stream) {
+  int blocks = 0;
+  for (int s = 0; s < a.output_count; ++s) blocks += blocksFor(a.outputs[s].out);
+  gemvKernel<T, R><<<blocks, 32 * kWarps, 0, stream>>>(a);
+}
+
+template <typename T, int R>
+void launchRows(const GatedGemvArgs& a, cudaStream_t stream) {
+  gatedGemvKernel<T, R><<<blocksFor(a.out), 32 * kWarps, 0, stream>>>(a);
+}
+
+template <typename T, typename Args>
+const char* launch(const Args& a, cudaStream_t stream) {
+  switch (a.rows) {
+    case 1: launchRows<T, 1>(a, stream); break;
+    case 2: launchRows<T, 2>(a, stream); break;
+    case 3: launchRows<T, 3>(a, stream); break;
+    default: launchRows<T, 4>(a, stream); break;
+  }
   return cudaGetLastError() == cudaSuccess ? nullptr : "the linear layer's kernel did not launch";
 }
 
-template <typename T>
-const char* launch(const GemvArgs& a, cudaStream_t stream) {
-  switch (a.rows) {
-    case 1: return launchRows<T, 1>(a, stream);
-    case 2: return launchRows<T, 2>(a, stream);
-    case 3: return launchRows<T, 3>(a, stream);
-    default: return launchRows<T, 4>(a, stream);
-  }
+template <typename Args>
+const char* launchTyped(const Args& a, void* stream_ptr) {
+  const auto stream = static_cast<cudaStream_t>(stream_ptr);
+  if (a.type == ElementType::BFloat16) return launch<__nv_bfloat16>(a, stream);
+  return launch<__half>(a, stream);
 }
 
 }  // namespace
@@ -87,11 +176,18 @@ bool gemvSupported(ElementType type, int rows, int in) {
          in % 8 == 0;
 }
 
-const char* gemv(const GemvArgs& a, void* stream_ptr) {
+const char* gemv(const GemvArgs& a, void* stream) {
+  if (!gemvSupported(a.type, a.rows, a.in)) return "unsupported shape or type";
+  if (a.output_count < 1 || a.output_count > kGemvMaxOutputs) return "1 to 3 outputs";
+  for (int s = 0; s < a.output_count; ++s) {
+    if (a.outputs[s].out < 1) return "an output with no features";
+  }
+  return launchTyped(a, stream);
+}
+
+const char* gatedGemv(const GatedGemvArgs& a, void* stream) {
   if (!gemvSupported(a.type, a.rows, a.in) || a.out < 1) return "unsupported shape or type";
-  const auto stream = static_cast<cudaStream_t>(stream_ptr);
-  if (a.type == ElementType::BFloat16) return launch<__nv_bfloat16>(a, stream);
-  return launch<__half>(a, stream);
+  return launchTyped(a, stream);
 }
 
 }  // namespace studio::kernels

@@ -6,6 +6,7 @@
 #include "core/common/error.h"
 #include "core/model/attention_kernel.h"
 #include "core/model/decode_attention.h"
+#include "core/model/decode_linear.h"
 #include "core/model/fused_attention.h"
 #include "core/model/model_state.h"
 
@@ -35,18 +36,34 @@ AttentionMixerImpl::AttentionMixerImpl(const ModelConfig& config, int layer,
   }
 }
 
-Tensor AttentionMixerImpl::queries(const Tensor& x, const Tensor& positions) {
-  const auto B = x.size(0), T = x.size(1);
-  auto q = q_proj->forward(x, q_weight_override).view({B, T, m_heads, m_head_dim});
+AttentionMixerImpl::Projections AttentionMixerImpl::project(const Tensor& x, bool keys_values) {
+  if (!keys_values) return {q_proj->forward(x, q_weight_override), Tensor(), Tensor()};
+  // A decode step's few rows on a GPU: the three projections in one kernel launch.
+  const Tensor& q_weight = q_weight_override.defined() ? q_weight_override : q_proj->weight;
+  if (auto qkv = decodeLinears(x, {q_weight, k_proj->weight, v_proj->weight},
+                               {q_proj->bias, k_proj->bias, v_proj->bias})) {
+    return {(*qkv)[0], (*qkv)[1], (*qkv)[2]};
+  }
+  return {q_proj->forward(x, q_weight_override), k_proj->forward(x), v_proj->forward(x)};
+}
+
+Tensor AttentionMixerImpl::rotatedQueries(const Tensor& q_flat, const Tensor& positions) {
+  const auto B = q_flat.size(0), T = q_flat.size(1);
+  auto q = q_flat.view({B, T, m_heads, m_head_dim});
   if (q_norm) q = q_norm->forward(q);
   return m_rotary->apply(q.transpose(1, 2), positions);  // [B, Hq, T, D]
 }
 
-Tensor AttentionMixerImpl::keysValues(const Tensor& x, const Tensor& positions, Tensor& v_out) {
-  const auto B = x.size(0), T = x.size(1);
-  auto k = k_proj->forward(x).view({B, T, m_kv_heads, m_head_dim});
+Tensor AttentionMixerImpl::queries(const Tensor& x, const Tensor& positions) {
+  return rotatedQueries(project(x, false).q, positions);
+}
+
+Tensor AttentionMixerImpl::keysValues(const Projections& p, const Tensor& positions,
+                                      Tensor& v_out) {
+  const auto B = p.k.size(0), T = p.k.size(1);
+  auto k = p.k.view({B, T, m_kv_heads, m_head_dim});
   if (k_norm) k = k_norm->forward(k);
-  v_out = v_proj->forward(x).view({B, T, m_kv_heads, m_head_dim}).transpose(1, 2);
+  v_out = p.v.view({B, T, m_kv_heads, m_head_dim}).transpose(1, 2);
   return m_rotary->apply(k.transpose(1, 2), positions);  // [B, Hkv, T, D]
 }
 
@@ -80,22 +97,23 @@ void AttentionMixerImpl::record(ForwardContext& context, int layer, const Tensor
 Tensor AttentionMixerImpl::forward(const Tensor& x, int layer, ForwardContext& context) {
   const auto B = x.size(0), T = x.size(1);
   const Tensor& positions = context.positions;
-  Tensor q = queries(x, positions);  // [B, Hq, T, D]
+  const Projections p = project(x, context.mode != AttentionMode::Frozen);
+  Tensor q = rotatedQueries(p.q, positions);  // [B, Hq, T, D]
 
-  if (context.mode == AttentionMode::InPlace) return forwardInPlace(x, q, layer, context);
+  if (context.mode == AttentionMode::InPlace) return forwardInPlace(x, q, p, layer, context);
 
   std::vector<std::pair<Tensor, Tensor>> segments;
   switch (context.mode) {
     case AttentionMode::Full: {
       Tensor v;
-      Tensor k = keysValues(x, positions, v);
+      Tensor k = keysValues(p, positions, v);
       segments.emplace_back(k, v);
       break;
     }
     case AttentionMode::Extend: {
       if (!context.state) throwError(ErrorKind::Internal, "", "attention", "Extend needs a state");
       Tensor v;
-      Tensor k = keysValues(x, positions, v);
+      Tensor k = keysValues(p, positions, v);
       context.state->kv().append(layer, k, v);
       segments = context.state->kv().segments(layer);
       break;
@@ -125,15 +143,15 @@ Tensor AttentionMixerImpl::forward(const Tensor& x, int layer, ForwardContext& c
   return o_proj->forward(merged);
 }
 
-Tensor AttentionMixerImpl::forwardInPlace(const Tensor& x, const Tensor& q, int layer,
-                                          ForwardContext& context) {
+Tensor AttentionMixerImpl::forwardInPlace(const Tensor& x, const Tensor& q, const Projections& p,
+                                          int layer, ForwardContext& context) {
   if (!context.state || !context.key_count.defined() || x.size(1) != 1) {
     throwError(ErrorKind::Internal, "", "attention",
                "an in-place forward reads one token per sequence into a state, with key_count");
   }
   const auto B = x.size(0);
   Tensor v;
-  const Tensor k = keysValues(x, context.positions, v);  // [B, Hkv, 1, D]
+  const Tensor k = keysValues(p, context.positions, v);  // [B, Hkv, 1, D]
   KVCache& kv = context.state->kv();
   auto segments = kv.inPlaceSegments(layer);
   // The tail starts at frozenLength: the new token's row in it, computed on the device.

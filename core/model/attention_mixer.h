@@ -38,13 +38,22 @@ class AttentionMixerImpl : public MixerImpl {
   const ScoreRule& scoreRule() const { return m_rule; }
 
  private:
-  torch::Tensor keysValues(const torch::Tensor& x, const torch::Tensor& positions,
+  // x's projections before their norms and RoPE: q [B, T, Hq·D] and, with `keys_values`, k and v
+  // [B, T, Hkv·D].
+  struct Projections {
+    torch::Tensor q, k, v;
+  };
+  Projections project(const torch::Tensor& x, bool keys_values);
+  // q [B, T, Hq·D] at `positions` [T] normed and rotated: [B, Hq, T, D].
+  torch::Tensor rotatedQueries(const torch::Tensor& q, const torch::Tensor& positions);
+  // The keys [B, Hkv, T, D] normed and rotated, and the values [B, Hkv, T, D] in v_out.
+  torch::Tensor keysValues(const Projections& p, const torch::Tensor& positions,
                            torch::Tensor& v_out);
   void record(ForwardContext& context, int layer, const torch::Tensor& q,
               const torch::Tensor& lse);
-  // AttentionMode::InPlace: q [B, Hq, 1, D] of x [B, 1, hidden].
-  torch::Tensor forwardInPlace(const torch::Tensor& x, const torch::Tensor& q, int layer,
-                               ForwardContext& context);
+  // AttentionMode::InPlace: q [B, Hq, 1, D] and the projections p of x [B, 1, hidden].
+  torch::Tensor forwardInPlace(const torch::Tensor& x, const torch::Tensor& q,
+                               const Projections& p, int layer, ForwardContext& context);
 
   std::int64_t m_heads, m_kv_heads, m_head_dim;
   ScoreRule m_rule;

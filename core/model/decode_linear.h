@@ -4,10 +4,17 @@
 // Only where nothing needs a gradient, in bf16 or f16, for 1 to 4 rows whose width is a multiple
 // of 8 with 16-byte aligned tensors; torch::linear everywhere else (the CPU, prefill, training,
 // float32), and everywhere with STUDIO_DECODE_GEMV=off in the environment.
+//
+// With STUDIO_DECODE_GEMV=fused a layer's projections that read the same x share a launch: q, k
+// and v in one (decodeLinears), the MLP's gate, up, activation and product in another
+// (decodeGatedLinear). Opt-in until its [.gpu] tests have passed on a GPU (docs/gpu.md).
 
 #include <torch/torch.h>
 
 #include <optional>
+#include <vector>
+
+#include "core/model/gate_activation.h"
 
 namespace studio::model {
 
@@ -15,5 +22,19 @@ namespace studio::model {
 // kernel does not apply.
 std::optional<torch::Tensor> decodeLinear(const torch::Tensor& x, const torch::Tensor& weight,
                                           const torch::Tensor& bias);
+
+// x · weights[i]ᵀ + biases[i] for each of 1 to 3 weights [out_i, in] in one launch, each result
+// [..., out_i] bit for bit decodeLinear's; nullopt where the kernel does not apply to every weight,
+// or without STUDIO_DECODE_GEMV=fused. `biases` has one entry per weight (undefined: none).
+std::optional<std::vector<torch::Tensor>> decodeLinears(const torch::Tensor& x,
+                                                        const std::vector<torch::Tensor>& weights,
+                                                        const std::vector<torch::Tensor>& biases);
+
+// act(x·gateᵀ) · (x·upᵀ) [..., out] for gate and up [out, in] (no biases) in one launch, rounded
+// as the composition of decodeLinear, the activation and the product rounds; nullopt where the
+// kernel does not apply, or without STUDIO_DECODE_GEMV=fused.
+std::optional<torch::Tensor> decodeGatedLinear(const torch::Tensor& x, const torch::Tensor& gate,
+                                               const torch::Tensor& up,
+                                               GateActivation activation);
 
 }  // namespace studio::model

@@ -4,8 +4,7 @@
 
 #include <torch/torch.h>
 
-#include <string>
-
+#include "core/model/gate_activation.h"
 #include "core/model/layers_basic.h"
 
 namespace studio::model {
@@ -17,11 +16,6 @@ struct SwiGluNames {
   const char* up = "up_proj";
   const char* down = "down_proj";
 };
-
-enum class GateActivation { Silu, GeluTanh, Gelu };
-
-// config.json's hidden_act / hidden_activation: silu or swish, gelu_pytorch_tanh, gelu.
-GateActivation gateActivation(const std::string& name);
 
 class SwiGluMlpImpl : public torch::nn::Module {
  public:
