@@ -12,6 +12,7 @@
 
 #include <algorithm>
 
+#include "kernels/async_copy.cuh"
 #include "kernels/span_attention_backward.h"
 
 namespace studio::kernels {
@@ -42,16 +43,6 @@ struct SpanConfig {
   static constexpr std::size_t per_warp = 2 * scores + d_scores;
   static std::size_t bytes(int warps) { return 2 * stage + per_warp * warps; }
 };
-
-__device__ void copyAsync16(void* shared, const void* global) {
-  const auto address = static_cast<unsigned>(__cvta_generic_to_shared(shared));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(address), "l"(global));
-}
-__device__ void commitAsync() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int Pending>
-__device__ void waitAsync() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending));
-}
 
 // Starts copying keys [j0, j0 + key_block) of one head into a shared tile (rows of kv_ld); rows
 // past `keys` are zeroed at once.

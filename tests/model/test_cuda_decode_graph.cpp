@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 
 #include "core/common/torch_compat.h"
 #include "core/model/attention_kernel.h"
@@ -18,6 +19,7 @@
 #include "core/model/model_state.h"
 #include "core/model/checkpoint_writer.h"
 #include "model_test_helpers.h"
+#include "support/scoped_environment.h"
 
 using namespace studio;
 
@@ -48,51 +50,62 @@ const std::vector<DecodeShape> kDecodeShapes = {
     {1, 8, 2, 128, {}, 70001, 140000, torch::kBFloat16},        // 140k: splits of 1,024, 137 of them
 };
 
+// The decode attention kernel on shape s against the chunked attention in float32.
+void checkDecodeAttention(const DecodeShape& s) {
+  std::int64_t prefix = 0;
+  for (auto n : s.prefix_segments) prefix += n;
+  const std::int64_t count = prefix + s.tail_keys;
+  INFO("heads " << s.q_heads << "/" << s.kv_heads << ", D " << s.dim << ", " << count
+                << " keys in " << s.prefix_segments.size() + 1 << " segments");
+  torch::manual_seed(static_cast<std::uint64_t>(count));
+  const auto options = torch::TensorOptions(s.dtype).device(torch::kCUDA);
+  const auto q = torch::randn({s.batch, s.q_heads, 1, s.dim}, options);
+  std::vector<std::pair<torch::Tensor, torch::Tensor>> segments;
+  for (auto n : s.prefix_segments) {
+    segments.emplace_back(torch::randn({s.batch, s.kv_heads, n, s.dim}, options),
+                          torch::randn({s.batch, s.kv_heads, n, s.dim}, options));
+  }
+  // The tail's rows past the count hold NaN: the kernel must never read them.
+  auto tail_k = torch::full({s.batch, s.kv_heads, s.tail_rows, s.dim}, NAN, options);
+  auto tail_v = torch::full({s.batch, s.kv_heads, s.tail_rows, s.dim}, NAN, options);
+  tail_k.narrow(2, 0, s.tail_keys).normal_();
+  tail_v.narrow(2, 0, s.tail_keys).normal_();
+  segments.emplace_back(tail_k, tail_v);
+  REQUIRE(model::decodeAttentionKernelRefusal(q.device(), s.dtype, s.dim, segments.size()).empty());
+
+  const double scale = 1 / std::sqrt(static_cast<double>(s.dim));
+  const auto int64_cuda = torch::TensorOptions(torch::kInt64).device(torch::kCUDA);
+  const auto count_tensor = torch::full({1}, count, int64_cuda);
+  const auto got = model::decodeAttention(q, segments, count_tensor, scale);
+  std::vector<torch::Tensor> ks, vs;
+  for (std::size_t i = 0; i < segments.size(); ++i) {
+    const auto rows = i + 1 == segments.size() ? s.tail_keys : segments[i].first.size(2);
+    ks.push_back(segments[i].first.narrow(2, 0, rows).to(torch::kFloat32));
+    vs.push_back(segments[i].second.narrow(2, 0, rows).to(torch::kFloat32));
+  }
+  const auto expected = model::causalAttention(
+      q.to(torch::kFloat32), torch::cat(ks, 2), torch::cat(vs, 2),
+      torch::full({1}, count - 1, int64_cuda), scale);
+  CHECK(got.out.scalar_type() == s.dtype);
+  CHECK(got.out.sizes() == q.sizes());
+  const double tolerance = s.dtype == torch::kFloat32 ? 1e-5 : 1e-2;
+  CHECK(decodeRelativeError(got.out, expected.out) < tolerance);
+  const auto lse_error = got.lse.to(torch::kFloat64).cpu() - expected.lse.to(torch::kFloat64).cpu();
+  CHECK(lse_error.abs().max().item<double>() < (s.dtype == torch::kFloat32 ? 1e-5 : 2e-3));
+  CHECK(!torch::isnan(got.out).any().item<bool>());
+}
+
 }  // namespace
 
 TEST_CASE("the decode attention kernel equals the chunked attention", "[model][decode-graph-gpu][.gpu]") {
   REQUIRE(compat::cudaAvailable());
+  for (const DecodeShape& s : kDecodeShapes) checkDecodeAttention(s);
+  // The rows staged through shared memory (STUDIO_DECODE_ATTENTION=staged) where they are whole
+  // 16-byte vectors (all shapes but D 66 in f16, which keeps the registers' kernel).
+  const test::ScopedEnvironment staged("STUDIO_DECODE_ATTENTION", "staged");
   for (const DecodeShape& s : kDecodeShapes) {
-    std::int64_t prefix = 0;
-    for (auto n : s.prefix_segments) prefix += n;
-    const std::int64_t count = prefix + s.tail_keys;
-    INFO("heads " << s.q_heads << "/" << s.kv_heads << ", D " << s.dim << ", " << count
-                  << " keys in " << s.prefix_segments.size() + 1 << " segments");
-    torch::manual_seed(static_cast<std::uint64_t>(count));
-    const auto options = torch::TensorOptions(s.dtype).device(torch::kCUDA);
-    const auto q = torch::randn({s.batch, s.q_heads, 1, s.dim}, options);
-    std::vector<std::pair<torch::Tensor, torch::Tensor>> segments;
-    for (auto n : s.prefix_segments) {
-      segments.emplace_back(torch::randn({s.batch, s.kv_heads, n, s.dim}, options),
-                            torch::randn({s.batch, s.kv_heads, n, s.dim}, options));
-    }
-    // The tail's rows past the count hold NaN: the kernel must never read them.
-    auto tail_k = torch::full({s.batch, s.kv_heads, s.tail_rows, s.dim}, NAN, options);
-    auto tail_v = torch::full({s.batch, s.kv_heads, s.tail_rows, s.dim}, NAN, options);
-    tail_k.narrow(2, 0, s.tail_keys).normal_();
-    tail_v.narrow(2, 0, s.tail_keys).normal_();
-    segments.emplace_back(tail_k, tail_v);
-    REQUIRE(model::decodeAttentionKernelRefusal(q.device(), s.dtype, s.dim, segments.size()).empty());
-
-    const double scale = 1 / std::sqrt(static_cast<double>(s.dim));
-    const auto count_tensor = torch::full({1}, count, torch::TensorOptions(torch::kInt64).device(torch::kCUDA));
-    const auto got = model::decodeAttention(q, segments, count_tensor, scale);
-    std::vector<torch::Tensor> ks, vs;
-    for (std::size_t i = 0; i < segments.size(); ++i) {
-      const auto rows = i + 1 == segments.size() ? s.tail_keys : segments[i].first.size(2);
-      ks.push_back(segments[i].first.narrow(2, 0, rows).to(torch::kFloat32));
-      vs.push_back(segments[i].second.narrow(2, 0, rows).to(torch::kFloat32));
-    }
-    const auto expected = model::causalAttention(
-        q.to(torch::kFloat32), torch::cat(ks, 2), torch::cat(vs, 2),
-        torch::full({1}, count - 1, torch::TensorOptions(torch::kInt64).device(torch::kCUDA)), scale);
-    CHECK(got.out.scalar_type() == s.dtype);
-    CHECK(got.out.sizes() == q.sizes());
-    const double tolerance = s.dtype == torch::kFloat32 ? 1e-5 : 1e-2;
-    CHECK(decodeRelativeError(got.out, expected.out) < tolerance);
-    CHECK((got.lse.to(torch::kFloat64).cpu() - expected.lse.to(torch::kFloat64).cpu()).abs().max().item<double>() <
-          (s.dtype == torch::kFloat32 ? 1e-5 : 2e-3));
-    CHECK(!torch::isnan(got.out).any().item<bool>());
+    INFO("staged");
+    checkDecodeAttention(s);
   }
 }
 
@@ -116,8 +129,13 @@ std::shared_ptr<model::LoadedModel> decodeGraphModel(const std::string& dtype) {
 TEST_CASE("decode steps replayed from a CUDA graph equal eager decode steps", "[model][decode-graph-gpu][.gpu]") {
   REQUIRE(compat::cudaAvailable());
   for (const std::string dtype : {"f32", "bf16"}) {
-    for (const bool forked : {false, true}) {
-      INFO(dtype << (forked ? ", from a forked state" : ""));
+    for (const int variant : {0, 1, 2}) {
+      // From the prefilled state, from a fork of it, and the fork with the decode attention's
+      // rows staged through shared memory (captured so: the switch is read at the capture).
+      const bool forked = variant > 0, staged = variant == 2;
+      INFO(dtype << (forked ? ", from a forked state" : "") << (staged ? ", staged rows" : ""));
+      std::optional<test::ScopedEnvironment> staged_rows;
+      if (staged) staged_rows.emplace("STUDIO_DECODE_ATTENTION", "staged");
       const auto loaded = decodeGraphModel(dtype);
       model::CausalLMImpl& lm = *loaded->lm;
       torch::NoGradGuard no_grad;
@@ -189,17 +207,14 @@ TEST_CASE("decode steps with the fused projections equal those without, eager an
   model::ModelState base(lm.numLayers());
   model::prefill(lm, base, prompt);
   model::ModelState separate = base.copy(), fused = base.copy(), graphed = base.copy();
-  setenv("STUDIO_DECODE_GEMV", "fused", 1);
   model::DecodeGraph graph(lm, graphed, 16);
-  unsetenv("STUDIO_DECODE_GEMV");
   double worst_fused = 0, worst_graph = 0;
   for (int i = 0; i < 12; ++i) {
     const std::int64_t token = (i * 11 + 4) % 96;
     const auto expected = model::decodeStep(lm, separate, token).to(torch::kFloat32);
-    setenv("STUDIO_DECODE_GEMV", "fused", 1);
+    const test::ScopedEnvironment fused_switch("STUDIO_DECODE_GEMV", "fused");
     const auto eager = model::decodeStep(lm, fused, token).to(torch::kFloat32);
-    const auto replayed = graph.step(token).to(torch::kFloat32);
-    unsetenv("STUDIO_DECODE_GEMV");
+    const auto replayed = graph.step(token).to(torch::kFloat32);  // captured at i = 0
     // q, k and v are bit for bit; the MLP's product may differ by a rounding of the activation.
     worst_fused = std::max(worst_fused, decodeRelativeError(eager, expected));
     worst_graph = std::max(worst_graph, decodeRelativeError(replayed, eager));

@@ -8,12 +8,11 @@
 
 #include <catch2/catch.hpp>
 
-#include <cstdlib>
-
 #include "core/common/torch_compat.h"
 #include "core/model/decode_linear.h"
 #include "core/model/layers_basic.h"
 #include "core/model/swiglu_mlp.h"
+#include "support/scoped_environment.h"
 
 using namespace studio;
 
@@ -28,15 +27,7 @@ TEST_CASE("the decode linear kernel leaves the CPU to torch::linear", "[model]")
 
 namespace {
 
-// Sets an environment variable for the scope.
-class ScopedSwitch {
- public:
-  ScopedSwitch(const char* name, const char* value) : m_name(name) { setenv(name, value, 1); }
-  ~ScopedSwitch() { unsetenv(m_name); }
-
- private:
-  const char* m_name;
-};
+using test::ScopedEnvironment;
 
 const model::GateActivation kActivations[] = {model::GateActivation::Silu,
                                               model::GateActivation::GeluTanh,
@@ -45,7 +36,7 @@ const model::GateActivation kActivations[] = {model::GateActivation::Silu,
 }  // namespace
 
 TEST_CASE("the fused decode projections leave the CPU to the composition", "[model]") {
-  const ScopedSwitch fused("STUDIO_DECODE_GEMV", "fused");
+  const ScopedEnvironment fused("STUDIO_DECODE_GEMV", "fused");
   const auto x = torch::randn({1, 1, 64}).to(torch::kBFloat16);
   const auto w = torch::randn({32, 64}).to(torch::kBFloat16);
   CHECK_FALSE(model::decodeLinears(x, {w, w}, {torch::Tensor(), torch::Tensor()}).has_value());
@@ -137,9 +128,8 @@ TEST_CASE("the decode linear kernel stays out where it does not apply", "[model]
     CHECK_FALSE(model::decodeLinear(x.narrow(-1, 0, 252), narrow_w, torch::Tensor()));
     CHECK_FALSE(model::decodeLinear(x, w.t().contiguous().t(), torch::Tensor()));
     CHECK_FALSE(model::decodeLinear(x, w, torch::randn({64}, options.dtype(torch::kFloat32))));
-    setenv("STUDIO_DECODE_GEMV", "off", 1);
+    const ScopedEnvironment off("STUDIO_DECODE_GEMV", "off");
     CHECK_FALSE(model::decodeLinear(x, w, torch::Tensor()));
-    unsetenv("STUDIO_DECODE_GEMV");
   }
   // With a gradient wanted the kernel (which has no backward) stays out, and Linear's forward
   // keeps the autograd graph.
@@ -165,7 +155,7 @@ TEST_CASE("q, k and v in one launch equal three launches bit for bit", "[model][
       {{1, 1, 1000}, {77, 3, 1026}, true},       {{4, 1, 520}, {5, 9}, false},
       {{2, 1, 1, 8}, {1}, false},                {{3, 256}, {130, 1, 67}, true},
   };
-  const ScopedSwitch fused("STUDIO_DECODE_GEMV", "fused");
+  const ScopedEnvironment fused("STUDIO_DECODE_GEMV", "fused");
   for (const auto type : {torch::kBFloat16, torch::kFloat16}) {
     for (const Group& g : groups) {
       const std::int64_t in = g.x_shape.back();
@@ -207,7 +197,7 @@ TEST_CASE("the gated decode kernel equals the linear kernels, the activation and
       {{1, 1, 2048}, 6144}, {{1, 1, 2560}, 9728}, {{1, 1, 1000}, 77}, {{4, 1, 520}, 130},
       {{2, 8}, 3},
   };
-  const ScopedSwitch fused("STUDIO_DECODE_GEMV", "fused");
+  const ScopedEnvironment fused("STUDIO_DECODE_GEMV", "fused");
   for (const auto type : {torch::kBFloat16, torch::kFloat16}) {
     for (const auto activation : kActivations) {
       double exact = 0, elements = 0;
@@ -256,11 +246,11 @@ TEST_CASE("the fused decode projections stay out where they do not apply", "[mod
   CHECK_FALSE(model::decodeLinears(x, {w, w}, no_biases));
   CHECK_FALSE(model::decodeGatedLinear(x, w, w, model::GateActivation::Silu));
   {
-    const ScopedSwitch off("STUDIO_DECODE_GEMV", "off");
+    const ScopedEnvironment off("STUDIO_DECODE_GEMV", "off");
     CHECK_FALSE(model::decodeLinears(x, {w, w}, no_biases));
     CHECK_FALSE(model::decodeGatedLinear(x, w, w, model::GateActivation::Silu));
   }
-  const ScopedSwitch fused("STUDIO_DECODE_GEMV", "fused");
+  const ScopedEnvironment fused("STUDIO_DECODE_GEMV", "fused");
   CHECK(model::decodeLinears(x, {w, w}, no_biases).has_value());
   CHECK(model::decodeGatedLinear(x, w, w, model::GateActivation::Silu).has_value());
   // One weight of another type or width keeps the whole group out; gate and up of other sizes,
