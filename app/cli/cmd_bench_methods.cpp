@@ -174,7 +174,7 @@ void runBenchMethods(const BenchMethodsOptions& options) {
         models.get(options.model.model, options.model.device, options.model.dtype);
     std::cout << nlohmann::json({{"model", options.model.model},
                                  {"device", options.model.device},
-                                 {"provenance", cached.provenance.toJson()},
+                                 {"provenance", engine::provenanceNow(cached.provenance).toJson()},
                                  {"steps", options.steps},
                                  {"span", options.span},
                                  {"bon_tokens", options.bon_tokens},

@@ -11,6 +11,7 @@
 #include "core/common/build_commit.h"
 #include "core/common/error.h"
 #include "core/common/file_fingerprint.h"
+#include "core/model/kernel_switches.h"
 #include "core/model/model_loader.h"
 #include "studio/build_info.h"
 
@@ -74,7 +75,13 @@ nlohmann::json Provenance::toJson() const {
           {"libtorch", libtorch},             {"device", device},
           {"device_name", device_name},       {"dtype", dtype},
           {"config_hash", config_hash},
-          {"weights_header_hash", weights_header_hash}};
+          {"weights_header_hash", weights_header_hash},
+          {"kernel_switches", kernel_switches}};
+}
+
+Provenance provenanceNow(Provenance loaded) {
+  loaded.kernel_switches = model::kernelSwitchesSet();
+  return loaded;
 }
 
 Provenance provenanceOf(const model::LoadedModel& loaded) {
@@ -85,6 +92,7 @@ Provenance provenanceOf(const model::LoadedModel& loaded) {
   out.device = loaded.device.str();
   out.device_name = deviceNameOf(loaded.device);
   out.dtype = model::dtypeName(loaded.dtype);
+  out.kernel_switches = model::kernelSwitchesSet();
   namespace fs = std::filesystem;
   const fs::path dir(loaded.dir);
   if (loaded.dir.empty() || !fs::exists(dir / "config.json")) {

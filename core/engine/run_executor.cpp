@@ -56,7 +56,7 @@ RunResult executeRun(const RunSpec& spec, ModelCache& models, EventSink& sink,
   try {
     const Method& method = MethodRegistry::instance().get(spec.method);
     CachedModel cached = models.get(spec.model_path, spec.device, spec.dtype);
-    provenance = cached.provenance.toJson();
+    provenance = provenanceNow(cached.provenance).toJson();
     const RunRotarySwitch rotary(*cached.model->lm, spec.rope);
     RunContext context(
         spec, nlohmann::json::object(), cached.model, cached.tokenizer,

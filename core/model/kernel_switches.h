@@ -8,11 +8,25 @@
 #include <torch/torch.h>
 
 #include <initializer_list>
+#include <map>
+#include <string>
 
 namespace studio::model {
 
-// True when the environment variable `name` is set to exactly `value`.
+// Every switch the engine reads. Each changes which kernels compute a result, so a run's provenance
+// records those that are set (kernelSwitchesSet).
+constexpr const char* kKernelSwitches[] = {
+    "STUDIO_ATTENTION",        "STUDIO_DECODE_ATTENTION", "STUDIO_DECODE_GEMV",
+    "STUDIO_DECODE_GRAPH",     "STUDIO_FUSED_ELEMENTWISE", "STUDIO_RMSNORM_BACKWARD",
+    "STUDIO_SPAN_BACKWARD",    "STUDIO_TTT_SCAN",
+};
+
+// True when the environment variable `name` is set to exactly `value`. `name` must be one of
+// kKernelSwitches (Internal error otherwise), so that provenance misses none.
 bool environmentSwitch(const char* name, const char* value);
+
+// The switches of kKernelSwitches set in the environment now, by name.
+std::map<std::string, std::string> kernelSwitchesSet();
 
 // True when gradient mode is on and any defined tensor of `tensors` requires a gradient.
 bool needsGradient(std::initializer_list<torch::Tensor> tensors);

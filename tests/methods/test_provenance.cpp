@@ -16,6 +16,7 @@
 #include "core/engine/run_executor.h"
 #include "methods_test_helpers.h"
 #include "plugins/builtin_plugins.h"
+#include "support/scoped_environment.h"
 
 using namespace studio;
 
@@ -84,6 +85,31 @@ TEST_CASE("a run's result says which build, device, dtype and model it came from
     CHECK(failed.status == engine::RunStatus::Failed);
     CHECK(failed.provenance.is_null());
   }
+}
+
+TEST_CASE("a run's provenance lists the kernel switches set while it ran", "[provenance]") {
+  plugins::registerBuiltinPlugins();
+  methods_test::TinyModelFolder folder("provenance-switches");
+  engine::ModelCache models;
+  methods_test::CollectingSink sink;
+  const auto spec = methods_test::tinySpec(folder.path(), "in_context");
+  {
+    // Neither changes a CPU run; the provenance says they were set all the same.
+    const test::ScopedEnvironment gemv("STUDIO_DECODE_GEMV", "fused");
+    const test::ScopedEnvironment attention("STUDIO_DECODE_ATTENTION", "staged");
+    const auto result = engine::executeRun(spec, models, sink, [] { return false; });
+    REQUIRE(result.status == engine::RunStatus::Completed);
+    const nlohmann::json& switches = result.provenance["kernel_switches"];
+    CHECK(switches["STUDIO_DECODE_GEMV"] == "fused");
+    CHECK(switches["STUDIO_DECODE_ATTENTION"] == "staged");
+  }
+  // The model stays cached from the run above; the switches are those of this run.
+  const auto result = engine::executeRun(spec, models, sink, [] { return false; });
+  REQUIRE(result.status == engine::RunStatus::Completed);
+  const nlohmann::json& switches = result.provenance["kernel_switches"];
+  CHECK(switches.is_object());
+  CHECK_FALSE(switches.contains("STUDIO_DECODE_GEMV"));
+  CHECK_FALSE(switches.contains("STUDIO_DECODE_ATTENTION"));
 }
 
 TEST_CASE("the weights header hash follows the safetensors headers and not the values",
