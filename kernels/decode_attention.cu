@@ -355,6 +355,23 @@ __global__ void __launch_bounds__(kThreads) mergeKernel(DecodeAttentionArgs a) {
   if (threadIdx.x == 0) a.lse[row] = total_sum > 0.0f ? total_max + logf(total_sum) : -INFINITY;
 }
 
+// Whether every row of every segment is whole 16-byte vectors at 16-byte aligned addresses, as
+// cp.async copies them.
+bool stagedRowsAligned(const DecodeAttentionArgs& a) {
+  const std::int64_t element = a.type == ElementType::Float32 ? 4 : 2;
+  const auto aligned = [&](const void* p, std::int64_t b, std::int64_t h, std::int64_t r) {
+    return reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && (b * element) % 16 == 0 &&
+           (h * element) % 16 == 0 && (r * element) % 16 == 0;
+  };
+  bool all = (a.dim * element) % 16 == 0;
+  for (int i = 0; i < a.segment_count; ++i) {
+    const DecodeSegment& s = a.segments[i];
+    all = all && aligned(s.k, s.k_batch_stride, s.k_head_stride, s.k_row_stride) &&
+          aligned(s.v, s.v_batch_stride, s.v_head_stride, s.v_row_stride);
+  }
+  return all;
+}
+
 // Keys per staged tile: up to 32, a multiple of the warps, with both stages' key and value rows
 // and writeSplit's arrays within the 48 KB a block has without opting in; 0 where no tile fits.
 template <int E, int G>
@@ -426,23 +443,12 @@ const char* decodeAttention(const DecodeAttentionArgs& a, void* stream_ptr) {
     return "split_keys must be a positive multiple of 16";
   }
   if (a.splits < 1 || a.splits > 65535) return "the segments hold too many positions for one launch";
-  if (a.staged) {
-    const std::int64_t element = a.type == ElementType::Float32 ? 4 : 2;
-    const auto aligned = [&](const void* p, std::int64_t b, std::int64_t h, std::int64_t r) {
-      return reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && (b * element) % 16 == 0 &&
-             (h * element) % 16 == 0 && (r * element) % 16 == 0;
-    };
-    bool rows_aligned = (a.dim * element) % 16 == 0;
-    for (int i = 0; i < a.segment_count; ++i) {
-      const DecodeSegment& s = a.segments[i];
-      rows_aligned = rows_aligned &&
-                     aligned(s.k, s.k_batch_stride, s.k_head_stride, s.k_row_stride) &&
-                     aligned(s.v, s.v_batch_stride, s.v_head_stride, s.v_row_stride);
-    }
-    if (!rows_aligned) return "staged rows must be whole, 16-byte aligned 16-byte vectors";
-  }
   const auto stream = static_cast<cudaStream_t>(stream_ptr);
-  return dispatchElementType(a.type, [&](auto element) { return launch<decltype(element)>(a, stream); });
+  DecodeAttentionArgs args = a;
+  args.staged = a.staged && stagedRowsAligned(a);
+  return dispatchElementType(args.type, [&](auto element) {
+    return launch<decltype(element)>(args, stream);
+  });
 }
 
 }  // namespace studio::kernels

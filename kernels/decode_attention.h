@@ -38,10 +38,9 @@ struct DecodeAttentionArgs {
   // dim is a multiple of the chunk and every segment's pointers and strides are aligned to it.
   bool vector_loads = false;
   // Rows staged through shared memory by cp.async (sm_80 and later) instead of loaded into each
-  // warp's registers, so that more are in flight: set by the caller
-  // (STUDIO_DECODE_ATTENTION=staged) where dim's rows are whole 16-byte vectors and every
-  // segment's pointers and strides are 16-byte aligned; decodeAttention refuses it otherwise. Not
-  // yet measured on a GPU.
+  // warp's registers, so that more are in flight (STUDIO_DECODE_ATTENTION=staged): taken where
+  // every row is whole 16-byte vectors at 16-byte aligned addresses, the registers' kernel
+  // elsewhere. Not yet measured on a GPU.
   bool staged = false;
   float scale = 1.0f;
   int split_keys = 0;          // decodeAttentionSplitKeys(positions the segments can hold)

@@ -97,26 +97,22 @@ AttentionOutput decodeAttention(const Tensor& q, const std::vector<std::pair<Ten
   a.kv_heads = static_cast<int>(segments.front().first.size(1));
   a.dim = static_cast<int>(D);
   a.scale = static_cast<float>(scale);
-  // Whether every row of every segment is whole vectors of `elements` starting on their boundary.
-  const auto rowsAligned = [&](std::int64_t elements) {
-    const auto bytes = static_cast<std::uintptr_t>(elements * q.element_size());
-    const auto aligned = [&](const void* p, std::int64_t b, std::int64_t h, std::int64_t r) {
-      return reinterpret_cast<std::uintptr_t>(p) % bytes == 0 && b % elements == 0 &&
-             h % elements == 0 && r % elements == 0;
-    };
-    bool all = D % elements == 0;
-    for (int i = 0; i < a.segment_count; ++i) {
-      const kernels::DecodeSegment& s = a.segments[i];
-      all = all && aligned(s.k, s.k_batch_stride, s.k_head_stride, s.k_row_stride) &&
-            aligned(s.v, s.v_batch_stride, s.v_head_stride, s.v_row_stride);
-    }
-    return all;
+  // One vector load per lane and row where every row starts on a chunk boundary.
+  const std::int64_t chunk = kernels::decodeAttentionChunk(a.dim);
+  const auto aligned = [&](const void* p, std::int64_t b, std::int64_t h, std::int64_t r) {
+    const auto bytes = chunk * static_cast<std::int64_t>(q.element_size());
+    return reinterpret_cast<std::uintptr_t>(p) % static_cast<std::uintptr_t>(bytes) == 0 &&
+           b % chunk == 0 && h % chunk == 0 && r % chunk == 0;
   };
-  // One vector load per lane and row where every row starts on a chunk boundary; rows staged
-  // through shared memory where they are whole 16-byte vectors, when asked for.
-  a.vector_loads = rowsAligned(kernels::decodeAttentionChunk(a.dim));
-  a.staged = environmentSwitch("STUDIO_DECODE_ATTENTION", "staged") &&
-             rowsAligned(16 / static_cast<std::int64_t>(q.element_size()));
+  a.vector_loads = D % chunk == 0;
+  for (int i = 0; i < a.segment_count; ++i) {
+    const kernels::DecodeSegment& s = a.segments[i];
+    a.vector_loads = a.vector_loads &&
+                     aligned(s.k, s.k_batch_stride, s.k_head_stride, s.k_row_stride) &&
+                     aligned(s.v, s.v_batch_stride, s.v_head_stride, s.v_row_stride);
+  }
+  // The kernel stages the rows where they are whole, aligned 16-byte vectors.
+  a.staged = environmentSwitch("STUDIO_DECODE_ATTENTION", "staged");
   a.split_keys = kernels::decodeAttentionSplitKeys(offset);
   a.splits = kernels::decodeAttentionSplits(offset);
   const auto f32 = q.options().dtype(torch::kFloat32);
