@@ -63,6 +63,7 @@ FlatAdamW::FlatAdamW(const std::vector<Tensor>& initial, const torch::optim::Ada
   m_gradients = torch::zeros({total}, float32);
   m_exp_avg = torch::zeros({total}, float32);
   m_exp_avg_sq = torch::zeros({total}, float32);
+  m_steps = torch::zeros({}, float32.dtype(torch::kFloat64));
   std::int64_t offset = 0;
   for (const Tensor& t : initial) {
     Tensor values = m_values.narrow(0, offset, t.numel()).view(t.sizes());
@@ -102,18 +103,22 @@ Tensor FlatAdamW::clipGradNorm(double max_norm) {
 
 void FlatAdamW::step() {
   torch::NoGradGuard no_grad;
-  // torch::optim::AdamW::step's arithmetic, in its order.
+  // torch::optim::AdamW::step's arithmetic, in its order. The step count and the bias corrections
+  // live on the device, so that a step captured into a CUDA graph (span_step_graph.h) counts its
+  // replays; the products and quotients round as AdamW's scalar ones do (test_flat_adamw.cpp).
   const double lr = m_options.lr(), weight_decay = m_options.weight_decay();
   const auto [beta1, beta2] = m_options.betas();
   if (weight_decay != 0) m_values.mul_(1 - lr * weight_decay);
-  ++m_steps;
-  const double bias_correction1 = 1 - std::pow(beta1, m_steps);
-  const double bias_correction2 = 1 - std::pow(beta2, m_steps);
+  m_steps.add_(1);
+  const Tensor bias_correction1 = 1 - torch::pow(beta1, m_steps);  // 0-dim float64
+  const Tensor bias_correction2 = 1 - torch::pow(beta2, m_steps);
+  const Tensor step_size = (-lr / bias_correction1).to(torch::kFloat32);
   m_exp_avg.mul_(beta1).add_(m_gradients, 1 - beta1);
   m_exp_avg_sq.mul_(beta2).addcmul_(m_gradients, m_gradients, 1 - beta2);
   const Tensor denominator =
-      (m_exp_avg_sq.sqrt() / std::sqrt(bias_correction2)).add_(m_options.eps());
-  m_values.addcdiv_(m_exp_avg, denominator, -lr / bias_correction1);
+      (m_exp_avg_sq.sqrt() / bias_correction2.sqrt().to(torch::kFloat32)).add_(m_options.eps());
+  // addcdiv_'s value · t1 / t2, in its order, with the value on the device.
+  m_values.addcdiv_(m_exp_avg * step_size, denominator);
 }
 
 }  // namespace studio::plugins

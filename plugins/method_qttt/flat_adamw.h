@@ -43,7 +43,7 @@ class FlatAdamW {
   torch::Tensor m_gradients;  // [n]
   torch::Tensor m_exp_avg, m_exp_avg_sq;  // [n], AdamW's moments
   std::vector<torch::Tensor> m_parameters;
-  std::int64_t m_steps = 0;
+  torch::Tensor m_steps;  // 0-dim float64 on the parameters' device: the steps taken
   std::int64_t m_uniform_numel = 0;  // every parameter's size when all are equal, else 0
 };
 
