@@ -1,18 +1,9 @@
 #include "core/model/decode_graph.h"
 
-#include <iostream>
-
 #include "core/common/error.h"
-#include "core/common/torch_compat.h"
+#include "core/model/captured_step.h"
 #include "core/model/decode_attention.h"
 #include "core/model/kernel_switches.h"
-
-#if defined(STUDIO_HAVE_CUDA_KERNELS)
-#include <ATen/cuda/CUDAEvent.h>
-#include <ATen/cuda/CUDAGraph.h>
-#include <c10/cuda/CUDAGuard.h>
-#include <c10/cuda/CUDAStream.h>
-#endif
 
 namespace studio::model {
 
@@ -44,9 +35,7 @@ std::string DecodeGraph::generationRefusal(const CausalLMImpl& lm, const ModelSt
 
 struct DecodeGraph::Impl {
   Impl(CausalLMImpl& lm_in, ModelState& state_in)
-      : lm(lm_in),
-        state(state_in),
-        stream(at::cuda::getStreamFromPool(false, lm_in.device().index())) {}
+      : lm(lm_in), state(state_in), captured(lm_in.device(), /*eager_runs=*/1) {}
 
   // One step in place, from the static inputs: logits [vocab].
   Tensor forward() {
@@ -59,45 +48,14 @@ struct DecodeGraph::Impl {
     return lm.logits(hidden[0][0]);
   }
 
-  // Captures forward() on `stream` (the current stream). On failure the graph is dropped and
-  // every later step runs eagerly.
-  void capture() {
-    graph = std::make_unique<at::cuda::CUDAGraph>();
-    try {
-#if STUDIO_TORCH_AT_LEAST(2, 0)
-      // Thread-local: the studio's other threads may use CUDA while this one captures.
-      graph->capture_begin({0, 0}, cudaStreamCaptureModeThreadLocal);
-#else
-      graph->capture_begin();
-#endif
-      try {
-        logits = forward();
-      } catch (...) {
-        graph->capture_end();
-        throw;
-      }
-      graph->capture_end();
-      ++captures;
-    } catch (const std::exception& error) {
-      graph.reset();
-      logits = Tensor();
-      capture_failure = error.what();
-      std::cerr << "decode: the CUDA graph capture failed, decoding eagerly (" << capture_failure
-                << ")\n";
-    }
-  }
-
   CausalLMImpl& lm;
   ModelState& state;
-  at::cuda::CUDAStream stream;
+  CapturedStep captured;
   std::int64_t room = 0;             // positions the tails last made room for
   std::int64_t capacity = 0;         // positions the tails hold
   std::int64_t expected_length = 0;  // the state's length after the last step
   Tensor token, position, key_count;  // [1, 1], [1], [1] int64 on the device: the graph's inputs
-  Tensor logits;                      // [vocab]: the graph's output
-  std::unique_ptr<at::cuda::CUDAGraph> graph;
-  std::int64_t captures = 0, replays = 0;
-  std::string capture_failure;
+  Tensor logits;                      // [vocab]: the step's output (the graph's, once captured)
 };
 
 DecodeGraph::DecodeGraph(CausalLMImpl& lm, ModelState& state, std::int64_t room) {
@@ -133,45 +91,31 @@ Tensor DecodeGraph::step(std::int64_t token) {
   if (position + 1 > s.capacity) {
     // The tails are full: they grow (into new tensors the old graph does not know) by twice the
     // room they had, and the step is captured again.
-    s.graph.reset();
+    s.captured.reset();
     s.logits = Tensor();
     s.room *= 2;
     s.capacity = position + s.room;
     s.state.kv().prepareInPlace(s.capacity, kDecodeAttentionMaxSegments);
   }
-  const c10::cuda::CUDAStream caller = c10::cuda::getCurrentCUDAStream(s.stream.device_index());
-  at::cuda::CUDAEvent inputs_ready;
-  inputs_ready.record(caller);
-  inputs_ready.block(s.stream);
-  Tensor result;
-  {
-    c10::cuda::CUDAStreamGuard on_side_stream(s.stream);
-    s.token.fill_(token);
-    s.position.fill_(position);
-    s.key_count.fill_(position + 1);
-    if (s.graph) {
-      s.graph->replay();
-      result = s.logits;
-      ++s.replays;
-    } else {
-      // Eagerly first: the step's result, and the warm-up a capture needs (cuBLAS's workspace
-      // for this stream). Then the same step is captured (a capture runs nothing).
-      result = s.forward();
-      if (s.capture_failure.empty()) s.capture();
-    }
-  }
-  at::cuda::CUDAEvent done;
-  done.record(s.stream);
-  done.block(caller);
+  s.captured.run(
+      [&] {
+        s.token.fill_(token);
+        s.position.fill_(position);
+        s.key_count.fill_(position + 1);
+      },
+      [&] { s.logits = s.forward(); });
+  const Tensor result = s.logits;
   s.state.kv().grow(1);
   s.state.advance(1);
   s.expected_length = s.state.length();
   return result;
 }
 
-std::int64_t DecodeGraph::captures() const { return m_impl->captures; }
-std::int64_t DecodeGraph::replays() const { return m_impl->replays; }
-const std::string& DecodeGraph::captureFailure() const { return m_impl->capture_failure; }
+std::int64_t DecodeGraph::captures() const { return m_impl->captured.captures(); }
+std::int64_t DecodeGraph::replays() const { return m_impl->captured.replays(); }
+const std::string& DecodeGraph::captureFailure() const {
+  return m_impl->captured.captureFailure();
+}
 
 #else
 

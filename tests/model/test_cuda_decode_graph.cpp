@@ -157,7 +157,8 @@ TEST_CASE("decode steps replayed from a CUDA graph equal eager decode steps", "[
       }
       CHECK(graph.captureFailure().empty());
       CHECK(graph.captures() == 3);
-      CHECK(graph.replays() == 40 - 3);
+      // Only the first step runs op by op: a step after a growth captures and is replayed.
+      CHECK(graph.replays() == 40 - 1);
       CHECK(worst < (dtype == "f32" ? 1e-4 : 2e-2));
       CHECK(graphed.length() == eager.length());
       // The first layer's keys are the same either way; a later layer's differ by bf16 rounding
