@@ -144,6 +144,10 @@ nlohmann::json benchLength(model::CausalLMImpl& lm, const torch::Device& device,
       {"step_over_prefill", step / prefill_seconds},
       {"host_ops_per_step", host_ops},
       {"host_ops_top", host_ops_top},
+      // STUDIO_QTTT_GRAPH=on: steps replayed from the captured graph (the first two of a span
+      // length run op by op), and why a capture failed
+      {"graph_replays", adapter.graphReplays()},
+      {"graph_failure", adapter.graphFailure()},
       {"prefill_peak_bytes", jsonNumber(prefill_memory.extra_bytes)},
       {"qttt_step_peak_bytes", jsonNumber(step_memory.extra_bytes)},
       {"naive_step_peak_bytes", jsonNumber(naive_memory.extra_bytes)},

@@ -129,7 +129,7 @@ Tensor CausalLMImpl::forward(const Tensor& ids, ForwardContext& context) {
   }
   // Read on the host, before the positions move to the device (nullopt when they are there already).
   context.position_run_start = positionRunStart(context.positions);
-  if (context.mode == AttentionMode::Frozen) {
+  if (context.mode == AttentionMode::Frozen && !context.span_key_bounds.defined()) {
     // The last position read, from the host's copy where there is one: reading it from the device
     // would wait for every kernel queued before (at a qTTT step's start, the last step's).
     const std::int64_t last = context.position_run_start

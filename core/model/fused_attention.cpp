@@ -134,7 +134,53 @@ class SpanAttentionFunction : public torch::autograd::Function<SpanAttentionFunc
 
 #endif
 
+// Whether fusedSpanAttention's flash call takes these tensors: flash's own conditions, one
+// sequence.
+bool spanBoundsApply(const Tensor& q, const Tensor& k, const Tensor& v) {
+#if STUDIO_FLASH_ATTENTION && STUDIO_TORCH_AT_LEAST(2, 6)
+  if (attentionChosen("chunked") || !q.is_cuda() || q.dim() != 4 || k.dim() != 4 ||
+      q.size(0) != 1 || k.size(0) != 1) {
+    return false;
+  }
+  const auto dtype = attentionDtype(q, k, v);
+  const auto D = q.size(3);
+  return (dtype == torch::kBFloat16 || dtype == torch::kFloat16) && D % 8 == 0 && D <= 256 &&
+         v.size(3) == D && q.size(1) % k.size(1) == 0;
+#else
+  (void)q, (void)k, (void)v;
+  return false;
+#endif
+}
+
 }  // namespace
+
+std::optional<AttentionOutput> fusedSpanAttention(const Tensor& q, const Tensor& k, const Tensor& v,
+                                                  const Tensor& query_bounds,
+                                                  const Tensor& key_bounds, const ScoreRule& rule) {
+  if (!rule.plain() || !spanBoundsApply(q, k, v)) return std::nullopt;
+#if STUDIO_FLASH_ATTENTION && STUDIO_TORCH_AT_LEAST(2, 6)
+  const auto dtype = attentionDtype(q, k, v);
+  const auto n = q.size(2), S = k.size(2);
+  // Flash's packed layout of one sequence, rows by position: [n, Hq, D] and [S, Hkv, D] (a view
+  // of the cache: flash reads its row and head strides).
+  const Tensor qq = q.to(dtype)[0].transpose(0, 1).contiguous();
+  const Tensor kk = k.to(dtype)[0].transpose(0, 1);
+  const Tensor vv = v.to(dtype)[0].transpose(0, 1);
+  // Bottom-right causal over the sequence's key_bounds[1] keys: query i sees keys ≤ p0 + i.
+  // Differentiable: autograd's backward is flash's variable-length backward, with the same bounds.
+  auto result = at::_flash_attention_forward(qq, kk, vv, query_bounds, key_bounds, n, S,
+                                             /*dropout_p=*/0.0, /*is_causal=*/true,
+                                             /*return_debug_mask=*/false, rule.scale);
+  const Tensor out = std::get<0>(result).transpose(0, 1).unsqueeze(0);  // [1, Hq, n, D]
+  // [Hq, n] where libtorch's flash keeps the variable-length layout, [1, Hq, ≥ n] where it pads.
+  Tensor lse = std::get<1>(result);
+  lse = lse.dim() == 2 ? lse.unsqueeze(0) : lse.narrow(2, 0, n);  // [1, Hq, n]
+  return AttentionOutput{out, lse};
+#else
+  (void)query_bounds, (void)key_bounds;
+  return std::nullopt;
+#endif
+}
 
 std::optional<std::int64_t> positionRunStart(const Tensor& host_positions) {
   if (!host_positions.defined() || !host_positions.device().is_cpu() || host_positions.dim() != 1 ||

@@ -5,7 +5,9 @@
 // causal mask is aligned to the bottom right, so over keys [0, p0+T) it is exactly "query i sees
 // keys ≤ p0+i", and it returns the log-sum-exp the probes need. That covers the chunked prefill,
 // decode steps over one cache segment, training and qTTT's span step, whose backward is flash's
-// own (dK and dV included). With STUDIO_SPAN_BACKWARD=kernel in the environment, when only q
+// own (dK and dV included). A span whose positions live on the device (a qTTT step replayed from a
+// CUDA graph, STUDIO_QTTT_GRAPH=on) runs fusedSpanAttention: flash's variable-length kernel,
+// which reads the span's place there. With STUDIO_SPAN_BACKWARD=kernel in the environment, when only q
 // needs a gradient (qTTT's span over a frozen cache) and the CUDA kernels are built, the backward
 // is the dQ-only kernel of kernels/span_attention_backward.cu instead: faster than flash's full
 // backward on the device, but the whole qTTT step, bound by the host, measured slower with it
@@ -33,6 +35,18 @@ std::optional<AttentionOutput> fusedAttention(const torch::Tensor& q, const torc
                                               const torch::Tensor& v,
                                               std::optional<std::int64_t> run_start,
                                               const ScoreRule& rule);
+
+// fusedAttention's flash path for queries at consecutive positions that live on the device: one
+// sequence (B = 1) whose bounds are {0, Tq} and {0, p0 + Tq}, [2] int32 on q's device
+// (ForwardContext::span_query_bounds, span_key_bounds). Flash's variable-length kernel reads them
+// there, so a captured CUDA graph replays it for any p0: qTTT's step (query_adapter.h). Keys past
+// p0 + Tq are never read. nullopt where flash does not apply (then causalAttention with the
+// positions gives the same attention), and in a libtorch older than 2.6.
+std::optional<AttentionOutput> fusedSpanAttention(const torch::Tensor& q, const torch::Tensor& k,
+                                                  const torch::Tensor& v,
+                                                  const torch::Tensor& query_bounds,
+                                                  const torch::Tensor& key_bounds,
+                                                  const ScoreRule& rule);
 
 // The first position when `host_positions` ([T] int64 on the CPU) is start, start+1, …;
 // nullopt otherwise or when the tensor lives on a device.

@@ -75,6 +75,11 @@ struct ForwardContext {
   // Set when the positions are start, start+1, … (known on the host): lets CUDA attention take
   // the fused path without reading positions back from the device (fused_attention.h).
   std::optional<std::int64_t> position_run_start;
+  // Frozen, one sequence at consecutive positions that live on the device (a qTTT step replayed
+  // from a CUDA graph, query_adapter.h): {0, T} and {0, p0 + T}, [2] int32 on the device, the
+  // cumulative query and key counts of flash's variable-length kernel, which reads them there
+  // (fused_attention.h). The caller vouches that the state holds every position the span reads.
+  torch::Tensor span_query_bounds, span_key_bounds;
   ForwardCapture* capture = nullptr;
   FastWeightLosses* fast_weight_losses = nullptr;
   RoutingTrace* routing = nullptr;  // SR-TTT layers' routing (routing_trace.h)

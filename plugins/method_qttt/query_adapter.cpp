@@ -3,10 +3,37 @@
 #include <limits>
 
 #include "core/common/error.h"
+#include "core/model/captured_step.h"
+#include "core/model/kernel_switches.h"
 
 namespace studio::plugins {
 
 using torch::Tensor;
+
+// stepFromDevice's tensors: the span written into one device tensor a step (one copy, from
+// pinned memory on CUDA), the graph that replays the step, and the step's results.
+struct QueryAdapter::DeviceStep {
+  DeviceStep(const torch::Device& device, const model::ModelState* state_in,
+             std::int64_t length_in, std::int64_t k_in)
+      : captured(device, /*eager_runs=*/2), state(state_in), length(length_in), k(k_in) {
+    auto host = torch::TensorOptions(torch::kInt64);
+    if (device.is_cuda()) host = host.pinned_memory(true);
+    staging = torch::empty({3 * k + 2}, host);
+    inputs = torch::empty({3 * k + 2}, torch::TensorOptions(torch::kInt64).device(device));
+    query_bounds = torch::tensor({0, static_cast<int>(k)}, torch::kInt32).to(device);
+  }
+
+  model::CapturedStep captured;
+  // What the graph was captured for: a step over another state, length or span is captured anew.
+  const model::ModelState* state;
+  std::int64_t length, k;
+  // [3k + 2] int64: the span's ids, their positions, their next tokens (the targets), then
+  // {0, p0 + k}, the cumulative key count of flash's variable-length kernel.
+  Tensor staging;  // on the host
+  Tensor inputs;   // on the model's device: what the step reads
+  Tensor query_bounds;  // {0, k} int32 on the device
+  Tensor loss, norm;    // the step's span loss and gradient norm (0-dim, on the device)
+};
 
 QueryAdapter::QueryAdapter(model::CausalLMImpl& lm, const QueryAdapterOptions& options)
     : m_lm(lm), m_options(options) {
@@ -52,17 +79,26 @@ void checkSpan(const std::vector<std::int64_t>& ids, std::int64_t start, std::in
 
 }  // namespace
 
-Tensor QueryAdapter::spanLogits(model::ModelState& state, const std::vector<std::int64_t>& ids,
-                                std::int64_t start, std::int64_t k) {
-  checkSpan(ids, start, k);
+Tensor QueryAdapter::frozenSpanLogits(model::ModelState& state, const Tensor& ids,
+                                      const Tensor& positions, const Tensor& query_bounds,
+                                      const Tensor& key_bounds) {
   install();
-  std::vector<std::int64_t> span(ids.begin() + start, ids.begin() + start + k);
   model::ForwardContext context;
   context.mode = model::AttentionMode::Frozen;
   context.state = &state;
-  context.positions = torch::arange(start, start + k, torch::TensorOptions(torch::kInt64));
-  Tensor hidden = m_lm.forward(torch::tensor(span, torch::kInt64).unsqueeze(0), context);
+  context.positions = positions;
+  context.span_query_bounds = query_bounds;
+  context.span_key_bounds = key_bounds;
+  Tensor hidden = m_lm.forward(ids, context);
   return m_lm.logits(hidden[0]).to(torch::kFloat32);  // [k, vocab]
+}
+
+Tensor QueryAdapter::spanLogits(model::ModelState& state, const std::vector<std::int64_t>& ids,
+                                std::int64_t start, std::int64_t k) {
+  checkSpan(ids, start, k);
+  std::vector<std::int64_t> span(ids.begin() + start, ids.begin() + start + k);
+  return frozenSpanLogits(state, torch::tensor(span, torch::kInt64).unsqueeze(0),
+                          torch::arange(start, start + k, torch::TensorOptions(torch::kInt64)));
 }
 
 Tensor QueryAdapter::spanLoss(model::ModelState& state, const std::vector<std::int64_t>& ids,
@@ -87,12 +123,17 @@ Tensor QueryAdapter::spanObjective(const Tensor& logits, const Tensor& targets) 
   return F::cross_entropy(logits, targets, options);
 }
 
-SpanStepStats QueryAdapter::update(const Tensor& loss) {
+Tensor QueryAdapter::queueUpdate(const Tensor& loss) {
   loss.backward();
   // Clipping to an infinite norm only measures it.
   const double clip = m_options.clip > 0 ? m_options.clip : std::numeric_limits<double>::infinity();
   const Tensor norm = m_optimizer->clipGradNorm(clip);
   m_optimizer->step();
+  return norm;
+}
+
+SpanStepStats QueryAdapter::update(const Tensor& loss) {
+  const Tensor norm = queueUpdate(loss);
   // Read back once everything is queued: one wait for the device a step, at its end.
   SpanStepStats stats;
   stats.loss = loss.item<double>();
@@ -102,9 +143,62 @@ SpanStepStats QueryAdapter::update(const Tensor& loss) {
 
 SpanStepStats QueryAdapter::step(model::ModelState& state, const std::vector<std::int64_t>& ids,
                                  std::int64_t start, std::int64_t k) {
+  if (model::environmentSwitch("STUDIO_QTTT_GRAPH", "on")) {
+    return stepFromDevice(state, ids, start, k);
+  }
   torch::AutoGradMode grad(true);
   m_optimizer->zeroGrad();
   return update(spanLoss(state, ids, start, k));
+}
+
+SpanStepStats QueryAdapter::stepFromDevice(model::ModelState& state,
+                                           const std::vector<std::int64_t>& ids,
+                                           std::int64_t start, std::int64_t k) {
+  checkSpan(ids, start, k);
+  // The forward cannot check the positions it reads on the device: they are checked here.
+  if (state.length() < start + k) {
+    throwArgument("positions", "a frozen forward reads keys up to position " +
+                                   std::to_string(start + k - 1) + " but the state holds " +
+                                   std::to_string(state.length()));
+  }
+  if (!m_device_step || m_device_step->state != &state ||
+      m_device_step->length != state.length() || m_device_step->k != k) {
+    m_device_step = std::make_unique<DeviceStep>(m_lm.device(), &state, state.length(), k);
+  }
+  DeviceStep& d = *m_device_step;
+  // The last step's results were read back, so its copy out of `staging` is over.
+  auto* values = d.staging.data_ptr<std::int64_t>();
+  for (std::int64_t i = 0; i < k; ++i) {
+    const auto at = static_cast<std::size_t>(start + i);
+    values[i] = ids[at];
+    values[k + i] = start + i;
+    values[2 * k + i] = ids[at + 1];
+  }
+  values[3 * k] = 0;
+  values[3 * k + 1] = start + k;
+  d.captured.run([&] { d.inputs.copy_(d.staging, /*non_blocking=*/true); },
+                 [&] {
+                   torch::AutoGradMode grad(true);
+                   m_optimizer->zeroGrad();
+                   const Tensor logits = frozenSpanLogits(
+                       state, d.inputs.narrow(0, 0, k).view({1, k}), d.inputs.narrow(0, k, k),
+                       d.query_bounds, d.inputs.narrow(0, 3 * k, 2).to(torch::kInt32));
+                   const Tensor loss = spanObjective(logits, d.inputs.narrow(0, 2 * k, k));
+                   d.norm = queueUpdate(loss);
+                   d.loss = loss.detach();
+                 });
+  SpanStepStats stats;
+  stats.loss = d.loss.item<double>();
+  stats.grad_norm = d.norm.item<double>();
+  return stats;
+}
+
+std::int64_t QueryAdapter::graphReplays() const {
+  return m_device_step ? m_device_step->captured.replays() : 0;
+}
+
+std::string QueryAdapter::graphFailure() const {
+  return m_device_step ? m_device_step->captured.captureFailure() : std::string();
 }
 
 SpanStepStats QueryAdapter::stepFullContext(const std::vector<std::int64_t>& ids,

@@ -53,7 +53,11 @@ class QueryAdapter {
   torch::Tensor spanLoss(model::ModelState& state, const std::vector<std::int64_t>& ids,
                          std::int64_t start, std::int64_t k);
 
-  // One AdamW step on the span loss (gradients clipped to options.clip first).
+  // One AdamW step on the span loss (gradients clipped to options.clip first). With
+  // STUDIO_QTTT_GRAPH=on in the environment the step reads its span from tensors on the device and,
+  // on CUDA, after two steps op by op, is replayed from a captured CUDA graph (captured_step.h):
+  // the attention runs on flash's variable-length kernel, which reads the span's key count there
+  // (fused_attention.h). The same update, the attention's sums in another order.
   SpanStepStats step(model::ModelState& state, const std::vector<std::int64_t>& ids,
                      std::int64_t start, std::int64_t k);
 
@@ -67,6 +71,10 @@ class QueryAdapter {
   torch::Tensor frozenLogits(model::ModelState& state, std::int64_t token, std::int64_t position,
                              model::ForwardCapture* capture = nullptr);
 
+  // Steps replayed from a CUDA graph so far (STUDIO_QTTT_GRAPH=on), and why a capture failed.
+  std::int64_t graphReplays() const;
+  std::string graphFailure() const;
+
   // The fp32 masters, one per attention layer ([Hq·D, hidden]), in layer order.
   const std::vector<torch::Tensor>& masters() const { return m_optimizer->parameters(); }
   // Every tensor of the model by its Hugging Face name, the q_proj weights replaced by the
@@ -79,13 +87,27 @@ class QueryAdapter {
   void install();
   // The cross-entropy of logits [k, vocab] against targets [k], reduced as options.sum_loss says.
   torch::Tensor spanObjective(const torch::Tensor& logits, const torch::Tensor& targets) const;
-  // Backward of `loss`, clipping, one AdamW step.
+  // Logits [k, vocab] float32 of the queries of `ids` [1, k] at `positions` [k], attending to the
+  // frozen `state` (ForwardContext says what the bounds are; undefined: none).
+  torch::Tensor frozenSpanLogits(model::ModelState& state, const torch::Tensor& ids,
+                                 const torch::Tensor& positions,
+                                 const torch::Tensor& query_bounds = {},
+                                 const torch::Tensor& key_bounds = {});
+  // Backward of `loss`, clipping, one AdamW step, all queued: the gradient's norm before clipping
+  // (0-dim, on the device, not read back).
+  torch::Tensor queueUpdate(const torch::Tensor& loss);
+  // queueUpdate, then the loss and the norm read back.
   SpanStepStats update(const torch::Tensor& loss);
+  // step() from the span step's static tensors (STUDIO_QTTT_GRAPH=on).
+  SpanStepStats stepFromDevice(model::ModelState& state, const std::vector<std::int64_t>& ids,
+                               std::int64_t start, std::int64_t k);
 
   model::CausalLMImpl& m_lm;
   QueryAdapterOptions m_options;
   std::vector<int> m_layers;                // attention layers, in order
   std::unique_ptr<FlatAdamW> m_optimizer;  // holds the fp32 masters, leaves that require grad
+  struct DeviceStep;                       // stepFromDevice's tensors and graph
+  std::unique_ptr<DeviceStep> m_device_step;
 };
 
 }  // namespace studio::plugins

@@ -15,6 +15,7 @@
 #include "methods_test_helpers.h"
 #include "plugins/builtin_plugins.h"
 #include "plugins/method_qttt/query_adapter.h"
+#include "support/scoped_environment.h"
 #include "support/test_paths.h"
 
 using namespace studio;
@@ -234,6 +235,50 @@ TEST_CASE("a frozen-cache step and a full-context step share the loss and the la
   const double first_error = (frozen[0] - first_full).norm().item<double>();
   INFO("first layer |Δgrad| " << first_error << " |grad| " << first_full.norm().item<double>());
   CHECK(first_error > 1e-3 * first_full.norm().item<double>());
+}
+
+TEST_CASE("qTTT steps that read their span from the device (STUDIO_QTTT_GRAPH=on) make the same "
+          "updates bit for bit", "[methods][qttt]") {
+  // On the CPU nothing is captured: the step reads its ids, positions, targets and key bounds from
+  // the one tensor a CUDA graph would read them from, and runs the same attention.
+  PrefilledTinyModel tiny("qttt-device-step");
+  plugins::QueryAdapterOptions options;
+  options.learning_rate = 3e-4;
+  plugins::QueryAdapter from_device(tiny.lm, options);
+  plugins::QueryAdapter from_host(tiny.lm, options);
+  const auto T = static_cast<std::int64_t>(tiny.ids.size());
+  task::SeededRng spans = task::SeededRng::stream(2, "qttt_device_step");
+  // Six steps of 24 tokens, then three of 16: a new span length makes new input tensors.
+  for (int step = 0; step < 9; ++step) {
+    const std::int64_t k = step < 6 ? 24 : 16;
+    const std::int64_t start = spans.uniformInt(1, T - k) - 1;
+    INFO("step " << step << ": span [" << start << ", " << start + k << ")");
+    plugins::SpanStepStats a;
+    {
+      const test::ScopedEnvironment graph("STUDIO_QTTT_GRAPH", "on");
+      a = from_device.step(tiny.cache, tiny.ids, start, k);
+    }
+    const plugins::SpanStepStats b = from_host.step(tiny.cache, tiny.ids, start, k);
+    CHECK(a.loss == b.loss);
+    CHECK(a.grad_norm == b.grad_norm);
+    for (std::size_t layer = 0; layer < from_host.masters().size(); ++layer) {
+      CHECK(torch::equal(from_device.masters()[layer], from_host.masters()[layer]));
+    }
+  }
+  CHECK(from_device.graphReplays() == 0);  // nothing is captured on the CPU
+  CHECK(from_device.graphFailure().empty());
+
+  // A state that does not reach the span's last position is refused before any work: the device
+  // cannot check the positions it reads.
+  model::ModelState short_cache(tiny.lm.numLayers());
+  model::prefill(tiny.lm, short_cache,
+                 std::vector<std::int64_t>(tiny.ids.begin(), tiny.ids.begin() + 20));
+  const auto master = from_device.masters()[0].detach().clone();
+  const test::ScopedEnvironment graph("STUDIO_QTTT_GRAPH", "on");
+  CHECK_THROWS_WITH(from_device.step(short_cache, tiny.ids, 10, 16),
+                    Catch::Contains("positions") && Catch::Contains("position 25") &&
+                        Catch::Contains("holds 20"));
+  CHECK(torch::equal(from_device.masters()[0], master));
 }
 
 TEST_CASE("a span whose next tokens leave the prompt is refused before any work, naming it",

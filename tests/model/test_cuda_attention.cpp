@@ -231,3 +231,42 @@ TEST_CASE("the probe kernel gives the CPU probe's statistics", "[model][.gpu]") 
     }
   }
 }
+
+TEST_CASE("flash's variable-length span attention, its key count read on the device, equals the "
+          "chunked attention and its dQ", "[model][.gpu]") {
+  REQUIRE(compat::cudaAvailable());
+  for (const AttentionShape& s : kShapes) {
+    if (s.batch != 1) continue;  // one sequence: qTTT's span
+    INFO("heads " << s.q_heads << "/" << s.kv_heads << ", queries " << s.queries << " at "
+                  << s.run_start << ", keys " << s.keys << ", D " << s.dim);
+    auto [q, k, v] = randomInputs(s, static_cast<std::uint64_t>(s.keys) + 1);
+    const std::int64_t seen = s.run_start + s.queries;
+    // Keys past the span's last position are never read: NaN there would show in every output.
+    if (seen < s.keys) {
+      k.narrow(2, seen, s.keys - seen).fill_(std::nan(""));
+      v.narrow(2, seen, s.keys - seen).fill_(std::nan(""));
+    }
+    const auto d_out =
+        torch::randn({1, s.q_heads, s.queries, s.dim}, cudaOptions(torch::kBFloat16));
+    const double scale = 1 / std::sqrt(static_cast<double>(s.dim));
+    const auto q32 = q.to(torch::kFloat32).detach().requires_grad_(true);
+    const auto reference =
+        model::causalAttention(q32, k.narrow(2, 0, seen).to(torch::kFloat32),
+                               v.narrow(2, 0, seen).to(torch::kFloat32), runPositions(s), scale);
+    reference.out.backward(d_out.to(torch::kFloat32));
+
+    const auto bounds = [](std::int64_t n) {
+      return torch::tensor({0, static_cast<int>(n)}, torch::kInt32).to(torch::kCUDA);
+    };
+    const auto q_train = q.detach().requires_grad_(true);
+    const auto span = model::fusedSpanAttention(q_train, k, v, bounds(s.queries), bounds(seen),
+                                                scale);
+    REQUIRE(span.has_value());
+    CHECK(span->out.sizes() == q.sizes());
+    CHECK(span->lse.sizes() == torch::IntArrayRef({1, s.q_heads, s.queries}));
+    CHECK(relativeError(span->out, reference.out) < 1e-2);
+    CHECK((span->lse.to(torch::kFloat32) - reference.lse).abs().max().item<float>() < 2e-3);
+    span->out.backward(d_out);
+    CHECK(relativeError(q_train.grad(), q32.grad()) < 2e-2);
+  }
+}
