@@ -130,8 +130,8 @@ Tensor AttentionMixerImpl::forward(const Tensor& x, int layer, ForwardContext& c
   // One segment: the fused path where it applies (fused_attention.h), else the chunked one.
   std::optional<AttentionOutput> fused;
   if (segments.size() == 1 && context.span_key_bounds.defined()) {
-    fused = fusedSpanAttention(q, segments[0].first, segments[0].second, context.span_query_bounds,
-                               context.span_key_bounds, m_rule);
+    fused = fusedSpanAttention(q, segments[0].first, segments[0].second, positions,
+                               context.span_query_bounds, context.span_key_bounds, m_rule);
   } else if (segments.size() == 1) {
     fused = fusedAttention(q, segments[0].first, segments[0].second, context.position_run_start,
                            m_rule);

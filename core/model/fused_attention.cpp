@@ -3,6 +3,7 @@
 #include <atomic>
 #include <iostream>
 
+#include "core/common/error.h"
 #include "core/common/torch_compat.h"
 #include "core/model/cudnn_attention.h"
 #include "core/model/kernel_switches.h"
@@ -98,19 +99,52 @@ AttentionOutput flashForward(const Tensor& q, const Tensor& k, const Tensor& v, 
   }
 }
 
-// Flash forward, then the dQ-only kernel as the backward: the keys and values are frozen.
+// Flash's variable-length forward of one sequence, q [1,Hq,n,D] over all of k, v [1,Hkv,S,D],
+// bottom-right causal over the first key_bounds[1] keys: query i sees keys ≤ p0 + i, the bounds
+// ({0, n} and {0, p0 + n}, int32) read on the device. Differentiable (flash's variable-length
+// backward, with the same bounds).
+AttentionOutput variableLengthForward(const Tensor& q, const Tensor& k, const Tensor& v,
+                                      const Tensor& query_bounds, const Tensor& key_bounds,
+                                      double scale) {
+#if STUDIO_TORCH_AT_LEAST(2, 6)
+  const auto n = q.size(2), S = k.size(2);
+  // Flash's packed layout of one sequence, rows by position: [n, Hq, D] and [S, Hkv, D] (views of
+  // the cache: flash reads their row and head strides).
+  const Tensor qq = q[0].transpose(0, 1).contiguous();
+  const Tensor kk = k[0].transpose(0, 1);
+  const Tensor vv = v[0].transpose(0, 1);
+  auto result = at::_flash_attention_forward(qq, kk, vv, query_bounds, key_bounds, n, S,
+                                             /*dropout_p=*/0.0, /*is_causal=*/true,
+                                             /*return_debug_mask=*/false, scale);
+  const Tensor out = std::get<0>(result).transpose(0, 1).unsqueeze(0);  // [1, Hq, n, D]
+  // [Hq, n] where libtorch's flash keeps the variable-length layout, [1, Hq, ≥ n] where it pads.
+  Tensor lse = std::get<1>(result);
+  lse = lse.dim() == 2 ? lse.unsqueeze(0) : lse.narrow(2, 0, n);  // [1, Hq, n]
+  return AttentionOutput{out, lse};
+#else
+  (void)q, (void)k, (void)v, (void)query_bounds, (void)key_bounds, (void)scale;
+  throwError(ErrorKind::Internal, "", "attention", "flash's variable-length call needs libtorch 2.6");
+#endif
+}
+
+// Flash's forward, then the dQ-only kernel as the backward: the keys and values are frozen.
+// `positions` [n] int64 on q's device: the queries' positions, which the kernel masks by. With
+// bounds, the forward is variableLengthForward over all of k and v; without, flash over k and v
+// as given (keys [0, p0 + n)).
 class SpanAttentionFunction : public torch::autograd::Function<SpanAttentionFunction> {
  public:
   static torch::autograd::variable_list forward(torch::autograd::AutogradContext* ctx, Tensor q,
-                                                Tensor k, Tensor v, std::int64_t run_start,
+                                                Tensor k, Tensor v, Tensor positions,
+                                                Tensor query_bounds, Tensor key_bounds,
                                                 double scale) {
     AttentionOutput result;
     {
       torch::NoGradGuard no_grad;
-      result = flashForward(q, k, v, scale);
+      result = query_bounds.defined()
+                   ? variableLengthForward(q, k, v, query_bounds, key_bounds, scale)
+                   : flashForward(q, k, v, scale);
     }
-    ctx->save_for_backward({q, k, v, result.out, result.lse});
-    ctx->saved_data["run_start"] = run_start;
+    ctx->save_for_backward({q, k, v, result.out, result.lse, positions});
     ctx->saved_data["scale"] = scale;
     ctx->mark_non_differentiable({result.lse});
     return {result.out, result.lse};
@@ -119,16 +153,13 @@ class SpanAttentionFunction : public torch::autograd::Function<SpanAttentionFunc
   static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
                                                  torch::autograd::variable_list grads) {
     auto saved = ctx->get_saved_variables();
-    const Tensor& q = saved[0];
-    const std::int64_t start = ctx->saved_data["run_start"].toInt();
-    const Tensor positions = torch::arange(start, start + q.size(2),
-                                           torch::TensorOptions(torch::kInt64).device(q.device()));
     Tensor dq;
     if (grads[0].defined()) {
-      dq = spanAttentionDq(q, saved[1], saved[2], saved[3], saved[4], grads[0], positions,
+      dq = spanAttentionDq(saved[0], saved[1], saved[2], saved[3], saved[4], grads[0], saved[5],
                            ctx->saved_data["scale"].toDouble());
     }
-    return {dq, Tensor(), Tensor(), Tensor(), Tensor()};
+    // None for k, v, the positions, the bounds and the scale.
+    return {dq, Tensor(), Tensor(), Tensor(), Tensor(), Tensor(), Tensor()};
   }
 };
 
@@ -155,29 +186,21 @@ bool spanBoundsApply(const Tensor& q, const Tensor& k, const Tensor& v) {
 }  // namespace
 
 std::optional<AttentionOutput> fusedSpanAttention(const Tensor& q, const Tensor& k, const Tensor& v,
+                                                  const Tensor& positions,
                                                   const Tensor& query_bounds,
                                                   const Tensor& key_bounds, const ScoreRule& rule) {
   if (!rule.plain() || !spanBoundsApply(q, k, v)) return std::nullopt;
 #if STUDIO_FLASH_ATTENTION && STUDIO_TORCH_AT_LEAST(2, 6)
   const auto dtype = attentionDtype(q, k, v);
-  const auto n = q.size(2), S = k.size(2);
-  // Flash's packed layout of one sequence, rows by position: [n, Hq, D] and [S, Hkv, D] (a view
-  // of the cache: flash reads its row and head strides).
-  const Tensor qq = q.to(dtype)[0].transpose(0, 1).contiguous();
-  const Tensor kk = k.to(dtype)[0].transpose(0, 1);
-  const Tensor vv = v.to(dtype)[0].transpose(0, 1);
-  // Bottom-right causal over the sequence's key_bounds[1] keys: query i sees keys ≤ p0 + i.
-  // Differentiable: autograd's backward is flash's variable-length backward, with the same bounds.
-  auto result = at::_flash_attention_forward(qq, kk, vv, query_bounds, key_bounds, n, S,
-                                             /*dropout_p=*/0.0, /*is_causal=*/true,
-                                             /*return_debug_mask=*/false, rule.scale);
-  const Tensor out = std::get<0>(result).transpose(0, 1).unsqueeze(0);  // [1, Hq, n, D]
-  // [Hq, n] where libtorch's flash keeps the variable-length layout, [1, Hq, ≥ n] where it pads.
-  Tensor lse = std::get<1>(result);
-  lse = lse.dim() == 2 ? lse.unsqueeze(0) : lse.narrow(2, 0, n);  // [1, Hq, n]
-  return AttentionOutput{out, lse};
+  const Tensor qq = q.to(dtype), kk = k.to(dtype), vv = v.to(dtype);
+  if (spanKernelApplies(qq, kk, vv)) {
+    auto outputs = SpanAttentionFunction::apply(qq, kk, vv, positions, query_bounds, key_bounds,
+                                                rule.scale);
+    return AttentionOutput{outputs[0], outputs[1]};
+  }
+  return variableLengthForward(qq, kk, vv, query_bounds, key_bounds, rule.scale);
 #else
-  (void)query_bounds, (void)key_bounds;
+  (void)positions, (void)query_bounds, (void)key_bounds;
   return std::nullopt;
 #endif
 }
@@ -215,7 +238,10 @@ std::optional<AttentionOutput> fusedAttention(const Tensor& q, const Tensor& k, 
     if (auto result = cudnnCausalAttention(qq, kk, vv, *run_start, rule.scale)) return result;
   }
   if (spanKernelApplies(qq, kk, vv)) {
-    auto outputs = SpanAttentionFunction::apply(qq, kk, vv, *run_start, rule.scale);
+    const Tensor positions =
+        torch::arange(*run_start, keys, torch::TensorOptions(torch::kInt64).device(q.device()));
+    auto outputs =
+        SpanAttentionFunction::apply(qq, kk, vv, positions, Tensor(), Tensor(), rule.scale);
     return AttentionOutput{outputs[0], outputs[1]};
   }
   return flashForward(qq, kk, vv, rule.scale);

@@ -40,10 +40,12 @@ std::optional<AttentionOutput> fusedAttention(const torch::Tensor& q, const torc
 // sequence (B = 1) whose bounds are {0, Tq} and {0, p0 + Tq}, [2] int32 on q's device
 // (ForwardContext::span_query_bounds, span_key_bounds). Flash's variable-length kernel reads them
 // there, so a captured CUDA graph replays it for any p0: qTTT's step (query_adapter.h). Keys past
-// p0 + Tq are never read. nullopt where flash does not apply (then causalAttention with the
+// p0 + Tq are never read. `positions` [Tq] int64 on the device: p0 … p0+Tq−1, for the dQ-only
+// kernel, which is the backward here too where STUDIO_SPAN_BACKWARD=kernel chooses it. nullopt where flash does not apply (then causalAttention with the
 // positions gives the same attention), and in a libtorch older than 2.6.
 std::optional<AttentionOutput> fusedSpanAttention(const torch::Tensor& q, const torch::Tensor& k,
                                                   const torch::Tensor& v,
+                                                  const torch::Tensor& positions,
                                                   const torch::Tensor& query_bounds,
                                                   const torch::Tensor& key_bounds,
                                                   const ScoreRule& rule);

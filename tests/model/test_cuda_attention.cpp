@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 
 #include "core/common/torch_compat.h"
 #include "core/model/attention_kernel.h"
@@ -14,6 +15,7 @@
 #include "core/model/fused_attention.h"
 #include "core/model/span_attention_backward.h"
 #include "core/probe/probe_math.h"
+#include "support/scoped_environment.h"
 
 using namespace studio;
 
@@ -233,40 +235,49 @@ TEST_CASE("the probe kernel gives the CPU probe's statistics", "[model][.gpu]") 
 }
 
 TEST_CASE("flash's variable-length span attention, its key count read on the device, equals the "
-          "chunked attention and its dQ", "[model][.gpu]") {
+          "chunked attention and its dQ, with flash's backward and with the dQ kernel",
+          "[model][.gpu]") {
   REQUIRE(compat::cudaAvailable());
-  for (const AttentionShape& s : kShapes) {
-    if (s.batch != 1) continue;  // one sequence: qTTT's span
-    INFO("heads " << s.q_heads << "/" << s.kv_heads << ", queries " << s.queries << " at "
-                  << s.run_start << ", keys " << s.keys << ", D " << s.dim);
-    auto [q, k, v] = randomInputs(s, static_cast<std::uint64_t>(s.keys) + 1);
-    const std::int64_t seen = s.run_start + s.queries;
-    // Keys past the span's last position are never read: NaN there would show in every output.
-    if (seen < s.keys) {
-      k.narrow(2, seen, s.keys - seen).fill_(std::nan(""));
-      v.narrow(2, seen, s.keys - seen).fill_(std::nan(""));
-    }
-    const auto d_out =
-        torch::randn({1, s.q_heads, s.queries, s.dim}, cudaOptions(torch::kBFloat16));
-    const double scale = 1 / std::sqrt(static_cast<double>(s.dim));
-    const auto q32 = q.to(torch::kFloat32).detach().requires_grad_(true);
-    const auto reference =
-        model::causalAttention(q32, k.narrow(2, 0, seen).to(torch::kFloat32),
-                               v.narrow(2, 0, seen).to(torch::kFloat32), runPositions(s), scale);
-    reference.out.backward(d_out.to(torch::kFloat32));
+  for (const bool dq_kernel : {false, true}) {
+    for (const AttentionShape& s : kShapes) {
+      if (s.batch != 1) continue;  // one sequence: qTTT's span
+      INFO((dq_kernel ? "the dQ kernel" : "flash's backward")
+           << "; heads " << s.q_heads << "/" << s.kv_heads << ", queries " << s.queries << " at "
+           << s.run_start << ", keys " << s.keys << ", D " << s.dim);
+      auto [q, k, v] = randomInputs(s, static_cast<std::uint64_t>(s.keys) + 1);
+      const std::int64_t seen = s.run_start + s.queries;
+      // Keys past the span's last position must not count. Flash never reads them: NaN there
+      // would show in every output. The dQ kernel reads the rest of a block and masks it: large
+      // values there would show where the mask failed.
+      if (seen < s.keys) {
+        const double poison = dq_kernel ? 50.0 : std::nan("");
+        k.narrow(2, seen, s.keys - seen).fill_(poison);
+        v.narrow(2, seen, s.keys - seen).fill_(poison);
+      }
+      const auto d_out =
+          torch::randn({1, s.q_heads, s.queries, s.dim}, cudaOptions(torch::kBFloat16));
+      const double scale = 1 / std::sqrt(static_cast<double>(s.dim));
+      const auto q32 = q.to(torch::kFloat32).detach().requires_grad_(true);
+      const auto reference =
+          model::causalAttention(q32, k.narrow(2, 0, seen).to(torch::kFloat32),
+                                 v.narrow(2, 0, seen).to(torch::kFloat32), runPositions(s), scale);
+      reference.out.backward(d_out.to(torch::kFloat32));
 
-    const auto bounds = [](std::int64_t n) {
-      return torch::tensor({0, static_cast<int>(n)}, torch::kInt32).to(torch::kCUDA);
-    };
-    const auto q_train = q.detach().requires_grad_(true);
-    const auto span = model::fusedSpanAttention(q_train, k, v, bounds(s.queries), bounds(seen),
-                                                scale);
-    REQUIRE(span.has_value());
-    CHECK(span->out.sizes() == q.sizes());
-    CHECK(span->lse.sizes() == torch::IntArrayRef({1, s.q_heads, s.queries}));
-    CHECK(relativeError(span->out, reference.out) < 1e-2);
-    CHECK((span->lse.to(torch::kFloat32) - reference.lse).abs().max().item<float>() < 2e-3);
-    span->out.backward(d_out);
-    CHECK(relativeError(q_train.grad(), q32.grad()) < 2e-2);
+      const auto bounds = [](std::int64_t n) {
+        return torch::tensor({0, static_cast<int>(n)}, torch::kInt32).to(torch::kCUDA);
+      };
+      std::optional<test::ScopedEnvironment> kernel;
+      if (dq_kernel) kernel.emplace("STUDIO_SPAN_BACKWARD", "kernel");
+      const auto q_train = q.detach().requires_grad_(true);
+      const auto span = model::fusedSpanAttention(q_train, k, v, runPositions(s).to(torch::kCUDA),
+                                                  bounds(s.queries), bounds(seen), scale);
+      REQUIRE(span.has_value());
+      CHECK(span->out.sizes() == q.sizes());
+      CHECK(span->lse.sizes() == torch::IntArrayRef({1, s.q_heads, s.queries}));
+      CHECK(relativeError(span->out, reference.out) < 1e-2);
+      CHECK((span->lse.to(torch::kFloat32) - reference.lse).abs().max().item<float>() < 2e-3);
+      span->out.backward(d_out);
+      CHECK(relativeError(q_train.grad(), q32.grad()) < 2e-2);
+    }
   }
 }
