@@ -196,6 +196,14 @@ void runBench(const BenchQtttOptions& options) {
       if (!row["speedup"].is_null()) std::cout << ", speedup " << row["speedup"].get<double>() << "x";
       std::cout << "; " << row["host_ops_per_step"].get<std::int64_t>()
                 << " aten calls a qTTT step (leaf, no views)";
+      if (row["graph_replays"].get<std::int64_t>() > 0) {
+        std::cout << " (" << row["graph_replays"].get<std::int64_t>()
+                  << " steps replayed from a CUDA graph)";
+      }
+      if (!row["graph_failure"].get<std::string>().empty()) {
+        std::cout << " (the CUDA graph's capture failed: "
+                  << row["graph_failure"].get<std::string>() << ")";
+      }
       std::cout << "; step/prefill time " << row["step_over_prefill"].get<double>()
                 << " (FLOPs predict " << row["model_step_over_prefill_flops"].get<double>()
                 << "); peak memory above the level before: prefill "

@@ -79,6 +79,9 @@ TEST_CASE("bench qttt reports times, their ratio and peak heap per phase as JSON
     }
     CHECK(listed <= ops);
     CHECK(matmul);
+    // Nothing is captured on the CPU, and no capture failed.
+    CHECK(row["graph_replays"] == 0);
+    CHECK(row["graph_failure"] == "");
   }
 }
 
