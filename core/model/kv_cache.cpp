@@ -197,6 +197,21 @@ KVCache KVCache::copy() const {
   return out;
 }
 
+std::vector<std::int64_t> KVCache::layout() const {
+  std::vector<std::int64_t> out;
+  auto address = [](const Tensor& t) {
+    return t.defined() ? reinterpret_cast<std::int64_t>(t.data_ptr()) : std::int64_t{0};
+  };
+  for (const Layer& layer : m_layers) {
+    for (const Segment& segment : layer.frozen) {
+      out.insert(out.end(), {address(segment.frozen->first), address(segment.frozen->second),
+                             segment.length});
+    }
+    out.insert(out.end(), {address(layer.tail_k), address(layer.tail_v), layer.tail_length});
+  }
+  return out;
+}
+
 std::int64_t KVCache::bytes() const {
   std::int64_t total = 0;
   for (int i = 0; i < numLayers(); ++i) {

@@ -53,6 +53,11 @@ class KVCache {
 
   std::int64_t bytes() const;
 
+  // Where each layer's segments live and how many rows each holds: the addresses of their keys
+  // and values, and their lengths, in layer and position order. Two equal layouts are views of
+  // the same memory; a graph captured over one (a qTTT step, query_adapter.h) reads the other.
+  std::vector<std::int64_t> layout() const;
+
  private:
   struct Segment {
     std::shared_ptr<const std::pair<torch::Tensor, torch::Tensor>> frozen;  // shared, immutable

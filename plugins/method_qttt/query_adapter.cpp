@@ -13,9 +13,8 @@ using torch::Tensor;
 // stepFromDevice's tensors: the span written into one device tensor a step (one copy, from
 // pinned memory on CUDA), the graph that replays the step, and the step's results.
 struct QueryAdapter::DeviceStep {
-  DeviceStep(const torch::Device& device, const model::ModelState* state_in,
-             std::int64_t length_in, std::int64_t k_in)
-      : captured(device, /*eager_runs=*/2), state(state_in), length(length_in), k(k_in) {
+  DeviceStep(const torch::Device& device, const model::ModelState& state, std::int64_t k_in)
+      : captured(device, /*eager_runs=*/2), cache_layout(state.kv().layout()), k(k_in) {
     auto host = torch::TensorOptions(torch::kInt64);
     if (device.is_cuda()) host = host.pinned_memory(true);
     staging = torch::empty({3 * k + 2}, host);
@@ -24,9 +23,10 @@ struct QueryAdapter::DeviceStep {
   }
 
   model::CapturedStep captured;
-  // What the graph was captured for: a step over another state, length or span is captured anew.
-  const model::ModelState* state;
-  std::int64_t length, k;
+  // What the graph was captured for: a step over a cache elsewhere in memory (another state, or
+  // this one grown, truncated or forked since) or another span length is captured anew.
+  std::vector<std::int64_t> cache_layout;
+  std::int64_t k;
   // [3k + 2] int64: the span's ids, their positions, their next tokens (the targets), then
   // {0, p0 + k}, the cumulative key count of flash's variable-length kernel.
   Tensor staging;  // on the host
@@ -161,9 +161,9 @@ SpanStepStats QueryAdapter::stepFromDevice(model::ModelState& state,
                                    std::to_string(start + k - 1) + " but the state holds " +
                                    std::to_string(state.length()));
   }
-  if (!m_device_step || m_device_step->state != &state ||
-      m_device_step->length != state.length() || m_device_step->k != k) {
-    m_device_step = std::make_unique<DeviceStep>(m_lm.device(), &state, state.length(), k);
+  if (!m_device_step || m_device_step->k != k ||
+      m_device_step->cache_layout != state.kv().layout()) {
+    m_device_step = std::make_unique<DeviceStep>(m_lm.device(), state, k);
   }
   DeviceStep& d = *m_device_step;
   // The last step's results were read back, so its copy out of `staging` is over.

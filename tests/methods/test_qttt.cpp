@@ -248,17 +248,21 @@ TEST_CASE("qTTT steps that read their span from the device (STUDIO_QTTT_GRAPH=on
   plugins::QueryAdapter from_host(tiny.lm, options);
   const auto T = static_cast<std::int64_t>(tiny.ids.size());
   task::SeededRng spans = task::SeededRng::stream(2, "qttt_device_step");
-  // Six steps of 24 tokens, then three of 16: a new span length makes new input tensors.
-  for (int step = 0; step < 9; ++step) {
+  // Six steps of 24 tokens, then three of 16: a new span length makes new input tensors; then
+  // steps that alternate between the state and a copy of it elsewhere in memory (each change a
+  // new graph on CUDA).
+  model::ModelState copy = tiny.cache.copy();
+  for (int step = 0; step < 12; ++step) {
     const std::int64_t k = step < 6 ? 24 : 16;
     const std::int64_t start = spans.uniformInt(1, T - k) - 1;
+    model::ModelState& state = step >= 9 && step % 2 == 0 ? copy : tiny.cache;
     INFO("step " << step << ": span [" << start << ", " << start + k << ")");
     plugins::SpanStepStats a;
     {
       const test::ScopedEnvironment graph("STUDIO_QTTT_GRAPH", "on");
-      a = from_device.step(tiny.cache, tiny.ids, start, k);
+      a = from_device.step(state, tiny.ids, start, k);
     }
-    const plugins::SpanStepStats b = from_host.step(tiny.cache, tiny.ids, start, k);
+    const plugins::SpanStepStats b = from_host.step(state, tiny.ids, start, k);
     CHECK(a.loss == b.loss);
     CHECK(a.grad_norm == b.grad_norm);
     for (std::size_t layer = 0; layer < from_host.masters().size(); ++layer) {

@@ -187,6 +187,28 @@ TEST_CASE("KV cache: forks share the prefix and diverge independently; truncate 
   CHECK(cache.bytes() > 0);
 }
 
+TEST_CASE("KV cache: its layout changes exactly when its segments move or change length",
+          "[model]") {
+  // What a captured qTTT step keys its graph on (query_adapter.h).
+  torch::manual_seed(4);
+  model::KVCache cache(2);
+  for (int layer = 0; layer < 2; ++layer) {
+    cache.append(layer, torch::randn({1, 2, 5, 4}), torch::randn({1, 2, 5, 4}));
+  }
+  const auto layout = cache.layout();
+  CHECK(layout.size() == 2 * 3);  // one tail a layer: keys, values, rows
+  CHECK(cache.layout() == layout);
+  const model::KVCache copy = cache.copy();  // the same rows elsewhere
+  CHECK(copy.layout() != layout);
+  model::KVCache fork = cache.fork();  // the tail becomes a shared segment, a new tail follows
+  CHECK(cache.layout() != layout);
+  CHECK(fork.layout().size() == 2 * 6);
+  fork.append(0, torch::randn({1, 2, 1, 4}), torch::randn({1, 2, 1, 4}));
+  const auto grown = fork.layout();
+  fork.truncate(5);
+  CHECK(fork.layout() != grown);
+}
+
 TEST_CASE("attention kernel: q, k and v of different dtypes run in the widest, gradients in each "
           "input's own", "[model]") {
   // Under CUDA autocast the projections come out bf16, but q/k-norm's float32 weight promotes q
