@@ -27,7 +27,6 @@ std::string CapturedStep::refusal(const torch::Device& device) {
 #if defined(STUDIO_HAVE_CUDA_KERNELS)
 
 struct CapturedStep::Impl {
-
   // Captures `body` on the current stream (the side stream). False, with capture_failure set and
   // the graph dropped, when the capture failed: nothing of the body ran.
   bool capture(const std::function<void()>& body) {
@@ -111,6 +110,7 @@ void CapturedStep::reset() { m_impl->graph.reset(); }
 #else
 
 struct CapturedStep::Impl {
+  std::int64_t captures = 0, replays = 0;  // none: nothing is captured without the kernels
   std::string capture_failure;
 };
 
@@ -128,21 +128,8 @@ void CapturedStep::reset() {}
 
 #endif
 
-std::int64_t CapturedStep::captures() const {
-#if defined(STUDIO_HAVE_CUDA_KERNELS)
-  return m_impl->captures;
-#else
-  return 0;
-#endif
-}
-
-std::int64_t CapturedStep::replays() const {
-#if defined(STUDIO_HAVE_CUDA_KERNELS)
-  return m_impl->replays;
-#else
-  return 0;
-#endif
-}
+std::int64_t CapturedStep::captures() const { return m_impl->captures; }
+std::int64_t CapturedStep::replays() const { return m_impl->replays; }
 
 const std::string& CapturedStep::captureFailure() const { return m_impl->capture_failure; }
 
