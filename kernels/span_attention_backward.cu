@@ -4,13 +4,15 @@
 // into shared memory serves up to 128 query rows. The key/value blocks stream through two shared
 // stages with cp.async, the next one loading while the current one is used. Per key block, each warp
 // computes S = Q·Kᵀ and dP = dO·Vᵀ on the tensor cores, then in fp32 P = exp(S·scale − lse) under
-// the causal-by-position mask and dS = P ∘ (dP − δ), then dQ += dS·K. Splits over the keys write
-// separate partial sums (no atomics): the caller adds them.
+// the causal-by-position mask and dS = P ∘ (dP − δ), then dQ += dS·K; δ = Σ_d dO·O of each row is
+// taken at the start. Splits over the keys write separate partial sums (no atomics), which
+// spanDqReduce adds up in one pass.
 
 #include <cuda_bf16.h>
 #include <mma.h>
 
 #include <algorithm>
+#include <type_traits>
 
 #include "kernels/async_copy.cuh"
 #include "kernels/span_attention_backward.h"
@@ -107,7 +109,21 @@ __global__ void __launch_bounds__(32 * kWarps) spanBackwardKernel(SpanBackwardAr
   // This lane's share of the elementwise step: row lane / 2, half of the key block's columns.
   const int r = lane / 2, c0 = (lane % 2) * (kKeyBlock / 2);
   const float row_lse = active ? a.lse[row0 + r] : 0.0f;
-  const float row_delta = active ? a.delta[row0 + r] : 0.0f;
+  // δ of the lane's row, Σ_d dO·O in float32: each of the row's two lanes adds half of D.
+  float row_delta = 0.0f;
+  if (active) {
+    const std::int64_t at = (row0 + r) * D + (lane % 2) * (D / 2);
+    const auto* o_row = reinterpret_cast<const __nv_bfloat162*>(static_cast<const bf16*>(a.out) + at);
+    const auto* do_row =
+        reinterpret_cast<const __nv_bfloat162*>(static_cast<const bf16*>(a.d_out) + at);
+#pragma unroll 8
+    for (int i = 0; i < D / 4; ++i) {
+      const float2 o = __bfloat1622float2(o_row[i]), d = __bfloat1622float2(do_row[i]);
+      row_delta += d.x * o.x;
+      row_delta += d.y * o.y;
+    }
+  }
+  row_delta += __shfl_xor_sync(0xffffffffu, row_delta, 1);
   const long long row_pos = active ? a.positions[q0 + r] : -1;
 
   wmma::fragment<wmma::matrix_a, 16, 16, 16, bf16, wmma::row_major> q_frag[kSteps], d_out_frag[kSteps];
@@ -206,6 +222,26 @@ __global__ void __launch_bounds__(32 * kWarps) spanBackwardKernel(SpanBackwardAr
   for (int s = 0; s < kSteps; ++s) wmma::store_matrix_sync(out + s * 16, d_q[s], D, wmma::mem_row_major);
 }
 
+// dQ = scale · Σ_splits partial, rows past n left out; a thread per element of d_q.
+template <typename Out>
+__global__ void spanDqReduceKernel(const float* partial, Out* d_q, std::int64_t count, int n,
+                                   int n_pad, int dim, int splits, std::int64_t split_stride,
+                                   float scale) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+       i < count; i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    const std::int64_t d = i % dim, row = i / dim;  // row: (batch · head) · n + query
+    const std::int64_t from = (row / n * n_pad + row % n) * dim + d;
+    float sum = 0.0f;
+    for (int s = 0; s < splits; ++s) sum += partial[s * split_stride + from];
+    sum *= scale;
+    if constexpr (std::is_same_v<Out, bf16>) {
+      d_q[i] = __float2bfloat16(sum);
+    } else {
+      d_q[i] = sum;
+    }
+  }
+}
+
 int warpsPerBlock(const SpanBackwardArgs& a) {
   return std::min(kWarps, a.q_heads / a.kv_heads * (a.n_pad / kTile));
 }
@@ -247,6 +283,28 @@ int spanBackwardSplits(const SpanBackwardArgs& a) {
   // blocks left over for a second (a grid of 2.06 waves ran as 3, ncu on an H200).
   const long long wanted = multiprocessors / std::max(1LL, blocks);
   return static_cast<int>(std::clamp(wanted, 1LL, key_blocks));
+}
+
+const char* spanDqReduce(const SpanBackwardArgs& a, int n, bool bf16_out, void* d_q,
+                         void* stream_ptr) {
+  if (n < 1 || n > a.n_pad || a.splits < 1) return "span attention backward: bad dQ reduction";
+  const std::int64_t rows = static_cast<std::int64_t>(a.batch) * a.q_heads;
+  const std::int64_t count = rows * n * a.dim;
+  const std::int64_t split_stride = rows * a.n_pad * a.dim;
+  constexpr int kThreads = 256;
+  const int blocks = static_cast<int>(std::min<std::int64_t>((count + kThreads - 1) / kThreads, 4096));
+  auto stream = static_cast<cudaStream_t>(stream_ptr);
+  if (bf16_out) {
+    spanDqReduceKernel<bf16><<<blocks, kThreads, 0, stream>>>(
+        a.d_q_partial, static_cast<bf16*>(d_q), count, n, a.n_pad, a.dim, a.splits, split_stride,
+        a.scale);
+  } else {
+    spanDqReduceKernel<float><<<blocks, kThreads, 0, stream>>>(
+        a.d_q_partial, static_cast<float*>(d_q), count, n, a.n_pad, a.dim, a.splits,
+        split_stride, a.scale);
+  }
+  const cudaError_t error = cudaGetLastError();
+  return error == cudaSuccess ? "" : cudaGetErrorString(error);
 }
 
 const char* spanAttentionBackwardDq(const SpanBackwardArgs& a, void* stream_ptr) {

@@ -9,22 +9,23 @@
 namespace studio::kernels {
 
 struct SpanBackwardArgs {
-  // q, d_out: [B, Hq, n_pad, D] bf16, contiguous; n_pad a multiple of 16, rows past n zero.
+  // q, d_out, out (the forward's output): [B, Hq, n_pad, D] bf16, contiguous; n_pad a multiple
+  // of 16, rows past n zero. The kernel takes δ_i = Σ_d dO_id · O_id from d_out and out.
   const void* q = nullptr;
   const void* d_out = nullptr;
+  const void* out = nullptr;
   // k, v: [B, Hkv, S, D] bf16; element (b, h, j, d) at b·batch_stride + h·head_stride + j·D + d,
   // 16-byte aligned rows.
   const void* k = nullptr;
   const void* v = nullptr;
   std::int64_t batch_stride = 0, head_stride = 0;
-  // lse, delta: [B, Hq, n_pad] float32: each query's log-sum-exp of the scaled logits over the keys it
-  // sees, and δ_i = Σ_d dO_id · O_id.
+  // lse: [B, Hq, n_pad] float32: each query's log-sum-exp of the scaled logits over the keys it
+  // sees.
   const float* lse = nullptr;
-  const float* delta = nullptr;
   // positions: [n_pad] int64, query i sees keys j ≤ positions[i]; −1 on padding rows (they see nothing).
   const std::int64_t* positions = nullptr;
   // d_q_partial: [splits, B, Hq, n_pad, D] float32, written entirely: the sum over splits is
-  // Σ_j dS_ij · k_j (the caller multiplies by scale).
+  // Σ_j dS_ij · k_j (spanDqReduce adds them up and scales them).
   float* d_q_partial = nullptr;
   int batch = 0, q_heads = 0, kv_heads = 0, n_pad = 0, keys = 0, dim = 0, splits = 1;
   float scale = 1.0f;
@@ -40,5 +41,11 @@ int spanBackwardSplits(const SpanBackwardArgs& args);
 
 // Launches the kernel; returns an empty string, or the CUDA error's text.
 const char* spanAttentionBackwardDq(const SpanBackwardArgs& args, void* stream);
+
+// dQ from the kernel's partial sums, in one pass: d_q [B, Hq, n, D] (bf16 where `bf16_out`, else
+// float32) = scale · Σ_splits d_q_partial, each element's splits added in order, the rows from n to
+// n_pad left out. Returns an empty string, or the CUDA error's text.
+const char* spanDqReduce(const SpanBackwardArgs& args, int n, bool bf16_out, void* d_q,
+                         void* stream);
 
 }  // namespace studio::kernels

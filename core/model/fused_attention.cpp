@@ -48,8 +48,10 @@ bool flashApplies(const Tensor& q, const Tensor& k, const Tensor& v,
 // device time where flash's full backward takes 0.97 ms (one Qwen3-1.7B layer, k = 128 over
 // 32k keys), but the qTTT step, bound by the host, ran about 10 ms slower with it: its wrapper's
 // padding, δ and partial sums added about 13 kernels a layer (a trace's 4,023 a step against 3,659
-// in an earlier one with flash's backward; docs/gpu.md). The padding is now skipped for whole
-// 16-row tiles, which is not yet measured.
+// in an earlier one with flash's backward; docs/gpu.md). Since then, not yet measured: the
+// padding is skipped for whole 16-row tiles, the kernel takes δ itself, and one pass adds, scales
+// and casts the partial sums (5 kernels a layer fewer); in a step replayed from a CUDA graph
+// (STUDIO_QTTT_GRAPH=on) the launches no longer cost the host anything.
 bool spanKernelChosen() { return environmentSwitch("STUDIO_SPAN_BACKWARD", "kernel"); }
 
 // cuDNN's fused attention for forward-only prefill chunks: at least kCudnnQueryBucket queries

@@ -6,6 +6,8 @@
 #include "core/model/attention_kernel.h"
 
 #if defined(STUDIO_HAVE_CUDA_KERNELS)
+#include <c10/cuda/CUDAStream.h>
+
 #include "kernels/span_attention_backward.h"
 #endif
 
@@ -55,12 +57,10 @@ Tensor spanAttentionDq(const Tensor& q, const Tensor& k, const Tensor& v, const 
   const auto B = q.size(0), Hq = q.size(1), n = q.size(2), D = q.size(3);
   const auto Hkv = k.size(1), S = k.size(2);
   const std::int64_t n_pad = (n + kQueryTile - 1) / kQueryTile * kQueryTile;
-  // δ_i = Σ_d dO_id · O_id in float32: [B, Hq, n]
-  const Tensor delta = (d_out.to(torch::kFloat32) * out.to(torch::kFloat32)).sum(-1);
   const Tensor q_pad = kernelRows(q, n_pad, torch::kBFloat16);                    // [B,Hq,n_pad,D]
   const Tensor d_out_pad = kernelRows(d_out, n_pad, torch::kBFloat16);            // [B,Hq,n_pad,D]
+  const Tensor out_pad = kernelRows(out, n_pad, torch::kBFloat16);                // [B,Hq,n_pad,D]
   const Tensor lse_pad = kernelRows(lse.unsqueeze(-1), n_pad, torch::kFloat32);   // [B,Hq,n_pad,1]
-  const Tensor delta_pad = kernelRows(delta.unsqueeze(-1), n_pad, torch::kFloat32);
   Tensor positions_pad = positions.to(q.device(), torch::kInt64).contiguous();  // [n_pad]
   if (n_pad != n) {
     positions_pad = torch::full({n_pad}, -1, positions_pad.options());
@@ -73,12 +73,12 @@ Tensor spanAttentionDq(const Tensor& q, const Tensor& k, const Tensor& v, const 
   kernels::SpanBackwardArgs args;
   args.q = q_pad.data_ptr();
   args.d_out = d_out_pad.data_ptr();
+  args.out = out_pad.data_ptr();
   args.k = k_in.data_ptr();
   args.v = v_in.data_ptr();
   args.batch_stride = k_in.stride(0);
   args.head_stride = k_in.stride(1);
   args.lse = lse_pad.data_ptr<float>();
-  args.delta = delta_pad.data_ptr<float>();
   args.positions = positions_pad.data_ptr<std::int64_t>();
   args.batch = static_cast<int>(B);
   args.q_heads = static_cast<int>(Hq);
@@ -91,9 +91,17 @@ Tensor spanAttentionDq(const Tensor& q, const Tensor& k, const Tensor& v, const 
   // [splits, B, Hq, n_pad, D]: one partial dQ per key split
   Tensor partial = torch::empty({args.splits, B, Hq, n_pad, D}, q.options().dtype(torch::kFloat32));
   args.d_q_partial = partial.data_ptr<float>();
-  const std::string error = kernels::spanAttentionBackwardDq(args, nullptr);
+  // On the current stream: a graphed qTTT step runs on a side stream (captured_step.h).
+  void* stream = c10::cuda::getCurrentCUDAStream().stream();
+  std::string error = kernels::spanAttentionBackwardDq(args, stream);
   if (!error.empty()) throwError(ErrorKind::Internal, "", "span attention", error);
-  return partial.sum(0).narrow(2, 0, n).mul_(scale).to(q.scalar_type());
+  // scale · Σ_splits, rows past n left out, in q's dtype where that is bf16: [B, Hq, n, D]
+  const bool bf16 = q.scalar_type() == torch::kBFloat16;
+  Tensor d_q =
+      torch::empty({B, Hq, n, D}, q.options().dtype(bf16 ? torch::kBFloat16 : torch::kFloat32));
+  error = kernels::spanDqReduce(args, static_cast<int>(n), bf16, d_q.data_ptr(), stream);
+  if (!error.empty()) throwError(ErrorKind::Internal, "", "span attention", error);
+  return bf16 ? d_q : d_q.to(q.scalar_type());
 }
 
 #else

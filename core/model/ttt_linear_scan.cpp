@@ -4,6 +4,8 @@
 #include "core/model/kernel_switches.h"
 
 #if defined(STUDIO_HAVE_CUDA_KERNELS)
+#include <c10/cuda/CUDAStream.h>
+
 #include "kernels/ttt_linear_scan.h"
 #endif
 
@@ -91,7 +93,8 @@ ScanResult tttLinearScan(const InnerModel& model, const FastWeights& start, cons
   args.mini_batch = static_cast<int>(tok.size(0));
   args.dim = static_cast<int>(f);
   args.layer_norm = model.layer_norm;
-  const std::string error = kernels::tttLinearScan(args, nullptr);
+  const std::string error =
+      kernels::tttLinearScan(args, c10::cuda::getCurrentCUDAStream().stream());
   if (!error.empty()) throwError(ErrorKind::Internal, "", "TTT-Linear scan", error);
   return result;
 }

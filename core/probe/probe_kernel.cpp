@@ -3,6 +3,8 @@
 #include "core/common/error.h"
 
 #if defined(STUDIO_HAVE_CUDA_KERNELS)
+#include <c10/cuda/CUDAStream.h>
+
 #include "core/model/kernel_element_type.h"
 #include "kernels/probe_stats.h"
 #endif
@@ -113,8 +115,9 @@ std::optional<QuerySums> probeSumsOnDevice(const Tensor& q_in, const Tensor& lse
     base += splits[s];
   }
   // Pass 2 needs every segment's best target: all of pass 1 first.
-  for (const auto& a : args) check(kernels::probeBestLogits(a, nullptr));
-  for (const auto& a : args) check(kernels::probeMasses(a, nullptr));
+  void* stream = c10::cuda::getCurrentCUDAStream().stream();
+  for (const auto& a : args) check(kernels::probeBestLogits(a, stream));
+  for (const auto& a : args) check(kernels::probeMasses(a, stream));
 
   // Combine the splits in float64 on the host: [n, Hq, splits] -> [Hq, n].
   const auto host = [](const Tensor& t) { return t.to(torch::kCPU); };
