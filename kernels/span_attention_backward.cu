@@ -113,7 +113,8 @@ __global__ void __launch_bounds__(32 * kWarps) spanBackwardKernel(SpanBackwardAr
   float row_delta = 0.0f;
   if (active) {
     const std::int64_t at = (row0 + r) * D + (lane % 2) * (D / 2);
-    const auto* o_row = reinterpret_cast<const __nv_bfloat162*>(static_cast<const bf16*>(a.out) + at);
+    const auto* o_row =
+        reinterpret_cast<const __nv_bfloat162*>(static_cast<const bf16*>(a.out) + at);
     const auto* do_row =
         reinterpret_cast<const __nv_bfloat162*>(static_cast<const bf16*>(a.d_out) + at);
 #pragma unroll 8
@@ -292,7 +293,8 @@ const char* spanDqReduce(const SpanBackwardArgs& a, int n, bool bf16_out, void* 
   const std::int64_t count = rows * n * a.dim;
   const std::int64_t split_stride = rows * a.n_pad * a.dim;
   constexpr int kThreads = 256;
-  const int blocks = static_cast<int>(std::min<std::int64_t>((count + kThreads - 1) / kThreads, 4096));
+  const int blocks =
+      static_cast<int>(std::min<std::int64_t>((count + kThreads - 1) / kThreads, 4096));
   auto stream = static_cast<cudaStream_t>(stream_ptr);
   if (bf16_out) {
     spanDqReduceKernel<bf16><<<blocks, kThreads, 0, stream>>>(

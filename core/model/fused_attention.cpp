@@ -125,7 +125,8 @@ AttentionOutput variableLengthForward(const Tensor& q, const Tensor& k, const Te
   return AttentionOutput{out, lse};
 #else
   (void)q, (void)k, (void)v, (void)query_bounds, (void)key_bounds, (void)scale;
-  throwError(ErrorKind::Internal, "", "attention", "flash's variable-length call needs libtorch 2.6");
+  throwError(ErrorKind::Internal, "", "attention",
+             "flash's variable-length call needs libtorch 2.6");
 #endif
 }
 

@@ -5,15 +5,14 @@
 // causal mask is aligned to the bottom right, so over keys [0, p0+T) it is exactly "query i sees
 // keys ≤ p0+i", and it returns the log-sum-exp the probes need. That covers the chunked prefill,
 // decode steps over one cache segment, training and qTTT's span step, whose backward is flash's
-// own (dK and dV included). A span whose positions live on the device (a qTTT step replayed from a
-// CUDA graph, STUDIO_QTTT_GRAPH=on) runs fusedSpanAttention: flash's variable-length kernel,
-// which reads the span's place there. With STUDIO_SPAN_BACKWARD=kernel in the environment, when only q
-// needs a gradient (qTTT's span over a frozen cache) and the CUDA kernels are built, the backward
-// is the dQ-only kernel of kernels/span_attention_backward.cu instead: faster than flash's full
-// backward on the device, but the whole qTTT step, bound by the host, measured slower with it
-// (docs/gpu.md), hence not the default.
-// Everything else — the CPU, f32 (the reference path), scattered positions, a sliding window or
-// soft-capped scores (ScoreRule) — runs
+// own (dK and dV included). A span whose positions live on the device (a qTTT step replayed from
+// a CUDA graph, STUDIO_QTTT_GRAPH=on) runs fusedSpanAttention: flash's variable-length kernel,
+// which reads the span's place there. With STUDIO_SPAN_BACKWARD=kernel in the environment, when
+// only q needs a gradient (qTTT's span over a frozen cache) and the CUDA kernels are built, the
+// backward is the dQ-only kernel of kernels/span_attention_backward.cu instead: faster than
+// flash's full backward on the device, but the whole qTTT step, bound by the host, measured slower
+// with it (docs/gpu.md), hence not the default. Everything else — the CPU, f32 (the reference
+// path), scattered positions, a sliding window or soft-capped scores (ScoreRule) — runs
 // causalAttention's chunked composition. Forward-only prefill chunks of at least 1,024 queries that
 // start on a multiple of 1,024 run on cuDNN's fused kernel instead of flash where the libtorch has
 // it (core/model/cudnn_attention.h; about twice flash's speed at 32k on an H200), falling back to
@@ -41,8 +40,9 @@ std::optional<AttentionOutput> fusedAttention(const torch::Tensor& q, const torc
 // (ForwardContext::span_query_bounds, span_key_bounds). Flash's variable-length kernel reads them
 // there, so a captured CUDA graph replays it for any p0: qTTT's step (query_adapter.h). Keys past
 // p0 + Tq are never read. `positions` [Tq] int64 on the device: p0 … p0+Tq−1, for the dQ-only
-// kernel, which is the backward here too where STUDIO_SPAN_BACKWARD=kernel chooses it. nullopt where flash does not apply (then causalAttention with the
-// positions gives the same attention), and in a libtorch older than 2.6.
+// kernel, which is the backward here too where STUDIO_SPAN_BACKWARD=kernel chooses it. nullopt
+// where flash does not apply (then causalAttention with the positions gives the same attention),
+// and in a libtorch older than 2.6.
 std::optional<AttentionOutput> fusedSpanAttention(const torch::Tensor& q, const torch::Tensor& k,
                                                   const torch::Tensor& v,
                                                   const torch::Tensor& positions,
