@@ -104,8 +104,10 @@ Tensor FlatAdamW::clipGradNorm(double max_norm) {
 void FlatAdamW::step() {
   torch::NoGradGuard no_grad;
   // torch::optim::AdamW::step's arithmetic, in its order. The step count and the bias corrections
-  // live on the device, so that a step captured into a CUDA graph (span_step_graph.h) counts its
-  // replays; the products and quotients round as AdamW's scalar ones do (test_flat_adamw.cpp).
+  // live on the device, so that a qTTT step replayed from a CUDA graph (query_adapter.h) counts
+  // its replays. On the CPU the products and quotients round as AdamW's scalar ones do
+  // (test_flat_adamw.cpp). On CUDA, addcdiv_ takes value · (t1 / t2) and a division by a host
+  // scalar multiplies by its reciprocal, so there the last bits may differ from libtorch's AdamW.
   const double lr = m_options.lr(), weight_decay = m_options.weight_decay();
   const auto [beta1, beta2] = m_options.betas();
   if (weight_decay != 0) m_values.mul_(1 - lr * weight_decay);

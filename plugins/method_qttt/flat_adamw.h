@@ -3,11 +3,13 @@
 // qTTT's W_Q masters, one per attention layer. torch::optim::AdamW and clip_grad_norm_ launch
 // 9 and about 2 ops per parameter (28 layers: about 310 kernels a step, a step bound by launching,
 // docs/gpu.md); here each op is one launch over the whole buffer. The arithmetic is
-// torch::optim::AdamW's, element by element, so the parameters it writes are bit for bit the ones
-// it would write given the same gradients. Each parameter is a leaf viewing the flat buffer, its
-// gradient preset to a view of the flat gradient. castParameters gives the model its copies of them
-// in its dtype and adds their gradients to the flat gradient itself; where a parameter is used
-// directly, autograd accumulates into the same views.
+// torch::optim::AdamW's, element by element, so on the CPU the parameters it writes are bit for
+// bit the ones it would write given the same gradients (on CUDA they may differ in the last bits:
+// step()). Its step count lives on the device, for steps replayed from a CUDA graph. Each
+// parameter is a leaf viewing the flat buffer, its gradient preset to a view of the flat
+// gradient. castParameters gives the model its copies of them in its dtype and adds their
+// gradients to the flat gradient itself; where a parameter is used directly, autograd accumulates
+// into the same views.
 
 #include <torch/torch.h>
 
