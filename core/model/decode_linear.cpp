@@ -131,9 +131,11 @@ std::optional<std::vector<Tensor>> decodeLinears(const Tensor& x,
                                                  const std::vector<Tensor>& weights,
                                                  const std::vector<Tensor>& biases) {
   checkGroup(weights, biases);
-  if (!environmentSwitch("STUDIO_DECODE_GEMV", "fused")) return std::nullopt;
+  // The input first: a CPU or prefill forward leaves before the environment is read.
   const auto type = inputType(x);
-  if (!type || needsGradient({x})) return std::nullopt;
+  if (!type || needsGradient({x}) || !environmentSwitch("STUDIO_DECODE_GEMV", "fused")) {
+    return std::nullopt;
+  }
   for (std::size_t i = 0; i < weights.size(); ++i) {
     if (!weightFits(x, weights[i], biases[i]) || needsGradient({weights[i], biases[i]})) {
       return std::nullopt;
@@ -146,10 +148,10 @@ std::optional<std::vector<Tensor>> decodeLinears(const Tensor& x,
 
 std::optional<Tensor> decodeGatedLinear(const Tensor& x, const Tensor& gate, const Tensor& up,
                                         GateActivation activation) {
-  if (!environmentSwitch("STUDIO_DECODE_GEMV", "fused")) return std::nullopt;
   const auto type = inputType(x);
   if (!type || !weightFits(x, gate, Tensor()) || !weightFits(x, up, Tensor()) ||
-      up.size(0) != gate.size(0) || needsGradient({x, gate, up})) {
+      up.size(0) != gate.size(0) || needsGradient({x, gate, up}) ||
+      !environmentSwitch("STUDIO_DECODE_GEMV", "fused")) {
     return std::nullopt;
   }
   const auto input = contiguousInput(x);
