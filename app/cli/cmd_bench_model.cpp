@@ -16,12 +16,13 @@
 #include <sstream>
 
 #include "app/cli/bench_support.h"
-#include "app/cli/profiler_trace.h"
 #include "app/cli/cli_command.h"
+#include "app/cli/profiler_trace.h"
 #include "core/common/error.h"
 #include "core/engine/flop_model.h"
 #include "core/engine/provenance.h"
 #include "core/model/decode_graph.h"
+#include "core/model/generation.h"
 #include "core/model/inference.h"
 #include "core/model/model_state.h"
 #include "core/probe/attention_probe.h"
@@ -237,24 +238,35 @@ void benchPrefill(const SpeedOptions& options, bool decode) {
           options.decode_path == "eager"   ? std::string("--decode-path eager")
           : options.decode_path == "graph" ? model::DecodeGraph::refusal(lm, cache)
                                            : model::DecodeGraph::generationRefusal(lm, cache, final_length);
+      // Two untimed steps first: the first runs op by op (its kernels differ from the prefill's),
+      // the second captures the graph. The timed steps are generate()'s greedy decoding, each step
+      // queued before the host reads its token where lookaheadRefusal() allows.
       std::unique_ptr<model::DecodeGraph> graph;
       if (graph_refusal.empty()) {
-        graph = std::make_unique<model::DecodeGraph>(lm, cache, options.decode_tokens + 1);
+        graph = std::make_unique<model::DecodeGraph>(lm, cache, options.decode_tokens + 2);
       }
-      const auto step = [&](std::int64_t token) {
-        return graph ? graph->step(token) : model::decodeStep(lm, cache, token);
+      model::DecodePlan plan;
+      plan.graph = graph.get();
+      plan.op_by_op = !graph;
+      model::Sampler greedy(model::SamplingParams{});
+      const auto decode = [&](std::int64_t tokens) {
+        model::StopCriteria stop;
+        stop.max_tokens = tokens;
+        logits = model::generate(lm, cache, logits, greedy, stop, nullptr, {}, plan).logits;
       };
-      // One untimed step first (its kernels differ from the prefill's), then the timed ones.
-      logits = step(logits.argmax().item<std::int64_t>());
+      decode(2);
       const double start_length = static_cast<double>(cache.length());
       const std::int64_t n = options.decode_tokens;
       const double seconds = timeSeconds(loaded.device, [&] {
         RECORD_USER_SCOPE("bench.decode");
-        for (std::int64_t i = 0; i < n; ++i) logits = step(logits.argmax().item<std::int64_t>());
+        decode(n);
       });
-      const std::string path = graph && graph->captureFailure().empty()
-                                   ? "cuda graph"
-                                   : "eager: " + (graph ? graph->captureFailure() : graph_refusal);
+      const std::string lookahead = model::lookaheadRefusal(lm, greedy, {});
+      const std::string path =
+          (graph && graph->captureFailure().empty()
+               ? "cuda graph"
+               : "eager: " + (graph ? graph->captureFailure() : graph_refusal)) +
+          (lookahead.empty() ? "; next step queued ahead" : "; one step at a time: " + lookahead);
       // Step i (0-based) appends one token and attends over start_length + i + 1 keys: the KV
       // cache it reads grows by one position per step, so the mean over the timed steps counts.
       const double mean_keys = start_length + (static_cast<double>(n) + 1) / 2;
@@ -270,19 +282,21 @@ void benchPrefill(const SpeedOptions& options, bool decode) {
       const std::optional<double> step_flops =
           engine::forwardMatmulFlops(c, mean_keys - 1, 1, 1);
       row.update({{"decode_path", path},
+                  {"decode_queued_ahead", lookahead.empty()},
+                  {"decode_graph_replays", graph ? graph->replays() : 0},
                   {"decode_tokens", n},
-                   {"decode_seconds", seconds},
-                   {"decode_tokens_per_s", tokens_per_s},
-                   {"decode_mean_context", mean_keys},
-                   {"weight_bytes_per_token", weight_bytes},
-                   {"kv_bytes_per_position", kv_per_position},
-                   {"kv_bytes_per_token", kv_bytes},
-                   {"bytes_per_token", bytes_per_token},
-                   {"decode_gbps", achieved_gbps},
-                   {"peak_gbps", jsonNumber(positive(options.peak_gbps))},
-                   {"bandwidth_fraction", jsonNumber(fraction)},
-                   {"decode_matmul_flops_per_token", jsonNumber(step_flops)},
-                   {"decode_app10_gflops_per_s", app10 / seconds / 1e9}});
+                  {"decode_seconds", seconds},
+                  {"decode_tokens_per_s", tokens_per_s},
+                  {"decode_mean_context", mean_keys},
+                  {"weight_bytes_per_token", weight_bytes},
+                  {"kv_bytes_per_position", kv_per_position},
+                  {"kv_bytes_per_token", kv_bytes},
+                  {"bytes_per_token", bytes_per_token},
+                  {"decode_gbps", achieved_gbps},
+                  {"peak_gbps", jsonNumber(positive(options.peak_gbps))},
+                  {"bandwidth_fraction", jsonNumber(fraction)},
+                  {"decode_matmul_flops_per_token", jsonNumber(step_flops)},
+                  {"decode_app10_gflops_per_s", app10 / seconds / 1e9}});
       if (!options.json) {
         const double app10_gflops = app10 / seconds / 1e9;
         std::cout << "decode " << n << " tokens after " << T << " [" << path << "]: " << fixed(tokens_per_s, 1)

@@ -53,6 +53,7 @@ struct DecodeGraph::Impl {
   CapturedStep captured;
   std::int64_t room = 0;             // positions the tails last made room for
   std::int64_t capacity = 0;         // positions the tails hold
+  std::int64_t first_length = 0;     // the state's length when the graph was made
   std::int64_t expected_length = 0;  // the state's length after the last step
   Tensor token, position, key_count;  // [1, 1], [1], [1] int64 on the device: the graph's inputs
   Tensor logits;                      // [vocab]: the step's output (the graph's, once captured)
@@ -69,6 +70,7 @@ DecodeGraph::DecodeGraph(CausalLMImpl& lm, ModelState& state, std::int64_t room)
   m_impl->key_count = torch::zeros({1}, index);
   m_impl->room = room;
   m_impl->capacity = state.length() + room;
+  m_impl->first_length = state.length();
   m_impl->expected_length = state.length();
   torch::NoGradGuard no_grad;
   state.kv().prepareInPlace(m_impl->capacity, kDecodeAttentionMaxSegments);
@@ -77,10 +79,22 @@ DecodeGraph::DecodeGraph(CausalLMImpl& lm, ModelState& state, std::int64_t room)
 DecodeGraph::~DecodeGraph() = default;
 
 Tensor DecodeGraph::step(std::int64_t token) {
-  Impl& s = *m_impl;
-  if (token < 0 || token >= s.lm.config().vocab_size) {
+  if (token < 0 || token >= m_impl->lm.config().vocab_size) {
     throwArgument("token", std::to_string(token) + " is outside the vocabulary");
   }
+  return stepWith([&] { m_impl->token.fill_(token); });
+}
+
+Tensor DecodeGraph::step(const Tensor& token) {
+  if (token.scalar_type() != torch::kInt64 || token.numel() != 1 ||
+      token.device() != m_impl->lm.device()) {
+    throwArgument("token", "expected one int64 id on " + m_impl->lm.device().str());
+  }
+  return stepWith([&] { m_impl->token.copy_(token.reshape({1, 1})); });
+}
+
+Tensor DecodeGraph::stepWith(const std::function<void()>& write_token) {
+  Impl& s = *m_impl;
   if (s.state.length() != s.expected_length) {
     throwError(ErrorKind::Internal, "", "decode graph",
                "the state changed between two steps (" + std::to_string(s.expected_length) +
@@ -99,7 +113,7 @@ Tensor DecodeGraph::step(std::int64_t token) {
   }
   s.captured.run(
       [&] {
-        s.token.fill_(token);
+        write_token();
         s.position.fill_(position);
         s.key_count.fill_(position + 1);
       },
@@ -109,6 +123,17 @@ Tensor DecodeGraph::step(std::int64_t token) {
   s.state.advance(1);
   s.expected_length = s.state.length();
   return result;
+}
+
+void DecodeGraph::truncate(std::int64_t length) {
+  Impl& s = *m_impl;
+  if (length < s.first_length || length > s.state.length()) {
+    throwArgument("length", "a decode graph made at " + std::to_string(s.first_length) +
+                                " tokens cannot truncate its state of " +
+                                std::to_string(s.state.length()) + " to " + std::to_string(length));
+  }
+  s.state.truncate(length);
+  s.expected_length = length;
 }
 
 std::int64_t DecodeGraph::captures() const { return m_impl->captured.captures(); }
@@ -130,6 +155,18 @@ DecodeGraph::DecodeGraph(CausalLMImpl& lm, ModelState& state, std::int64_t) {
 DecodeGraph::~DecodeGraph() = default;
 
 Tensor DecodeGraph::step(std::int64_t) {
+  throwError(ErrorKind::Unsupported, "", "decode graph", "this build has no CUDA kernels");
+}
+
+Tensor DecodeGraph::step(const Tensor&) {
+  throwError(ErrorKind::Unsupported, "", "decode graph", "this build has no CUDA kernels");
+}
+
+Tensor DecodeGraph::stepWith(const std::function<void()>&) {
+  throwError(ErrorKind::Unsupported, "", "decode graph", "this build has no CUDA kernels");
+}
+
+void DecodeGraph::truncate(std::int64_t) {
   throwError(ErrorKind::Unsupported, "", "decode graph", "this build has no CUDA kernels");
 }
 

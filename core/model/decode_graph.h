@@ -17,6 +17,7 @@
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -53,8 +54,16 @@ class DecodeGraph {
   // As decodeStep(lm, state, token): reads `token` at the state's next position and returns the
   // logits [vocab] predicting the token after it. The tensor is the graph's output, overwritten
   // by the next step: read it (or clone it) first. The state must not be changed in between
-  // other than by step().
+  // other than by step() and truncate().
   torch::Tensor step(std::int64_t token);
+  // The same for a token chosen on the device ([1] int64, e.g. the argmax of the last step's
+  // logits), copied into the graph's input on the device: the host need not wait for it. It is
+  // not checked against the vocabulary (that would read it back).
+  torch::Tensor step(const torch::Tensor& token);
+  // Forgets the positions from `length` on (ModelState::truncate) and goes on replaying: the
+  // cache's tails keep their addresses. `length` may not reach back before the state's length
+  // when this graph was made.
+  void truncate(std::int64_t length);
 
   std::int64_t captures() const;  // graphs captured so far (1, plus one per growth of the tails)
   std::int64_t replays() const;   // steps replayed from a graph
@@ -63,6 +72,8 @@ class DecodeGraph {
 
  private:
   struct Impl;
+  torch::Tensor stepWith(const std::function<void()>& write_token);
+
   std::unique_ptr<Impl> m_impl;
 };
 

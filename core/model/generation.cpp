@@ -4,12 +4,17 @@
 #include <numeric>
 
 #include "core/common/error.h"
+#include "core/common/torch_compat.h"
 #include "core/model/decode_graph.h"
+#include "core/model/host_readback.h"
 #include "core/model/inference.h"
+#include "core/model/kernel_switches.h"
 #include "core/model/undecodable_ids.h"
 #include "core/tokenizer/stream_decoder.h"
 
 namespace studio::model {
+
+using torch::Tensor;
 
 const char* stopReasonName(StopReason reason) {
   switch (reason) {
@@ -39,25 +44,158 @@ std::size_t findStop(const std::string& text, const std::vector<std::string>& st
   return best;
 }
 
+// What both decode loops do with a token once the host has it: its text, the on_token hook, and
+// whether it ends the generation.
+class Transcript {
+ public:
+  enum class Verdict {
+    GoOn,        // feed it and go on
+    Eos,         // an end id: not fed, the generation ends
+    StopString,  // feed it, then the generation ends (the text is already cut)
+  };
+
+  Transcript(Generation& out, const StopCriteria& stop,
+             const std::shared_ptr<const tokenizer::Tokenizer>& tokenizer, const DecodeHooks& hooks)
+      : m_out(out), m_stop(stop), m_hooks(hooks) {
+    if (tokenizer) m_decoder = std::make_unique<tokenizer::StreamDecoder>(tokenizer);
+    if (!stop.exact_length) m_stop_strings = stop.stop_strings;
+    for (const auto& text : m_stop_strings) m_longest_stop = std::max(m_longest_stop, text.size());
+  }
+
+  Verdict add(std::int64_t index, std::int64_t id, double logprob) {
+    GeneratedToken token;
+    token.index = index;
+    token.id = id;
+    token.logprob = logprob;
+    if (m_decoder) token.text = m_decoder->push(id);
+    m_out.ids.push_back(id);
+    m_out.logprobs.push_back(logprob);
+    const std::size_t searched_from =
+        m_out.text.size() > m_longest_stop ? m_out.text.size() - m_longest_stop : 0;
+    m_out.text += token.text;
+    if (m_hooks.on_token) m_hooks.on_token(token);
+    if (std::find(m_stop.eos_ids.begin(), m_stop.eos_ids.end(), id) != m_stop.eos_ids.end()) {
+      m_out.stop = StopReason::Eos;
+      return Verdict::Eos;
+    }
+    const std::size_t at = findStop(m_out.text, m_stop_strings, searched_from);
+    if (at == std::string::npos) return Verdict::GoOn;
+    m_out.text.resize(at);
+    m_out.stop = StopReason::StopString;
+    return Verdict::StopString;
+  }
+
+  // The generation ran to max_tokens.
+  void reachedMaxTokens() {
+    if (m_decoder) m_out.text += m_decoder->flush();
+    m_out.stop = StopReason::MaxTokens;
+  }
+
+ private:
+  Generation& m_out;
+  const StopCriteria& m_stop;
+  const DecodeHooks& m_hooks;
+  std::unique_ptr<tokenizer::StreamDecoder> m_decoder;
+  std::vector<std::string> m_stop_strings;
+  std::size_t m_longest_stop = 0;
+};
+
+bool hasPerStepHooks(const DecodeHooks& hooks) {
+  return hooks.on_step || hooks.on_fast_weight_losses || hooks.on_routing;
+}
+
+// The greedy token of `logits` [vocab] chosen on the device, as Sampler (greedy) and
+// tokenLogProb choose and score it: the id [1] int64 is returned, and {id, log p(id)} [2]
+// float64 is queued for the host in `readback`.
+Tensor chooseGreedy(const Tensor& logits, const Tensor& never_sampled, HostReadback& readback) {
+  const Tensor row = withoutUndecodable(logits, never_sampled).reshape({-1}).to(torch::kFloat32);
+  const Tensor id = row.argmax().reshape({1});  // [1] int64
+  const Tensor logprob =
+      torch::log_softmax(logits.reshape({-1}).to(torch::kFloat32), 0).index_select(0, id);  // [1]
+  readback.copy(torch::cat({id.to(torch::kFloat64), logprob.to(torch::kFloat64)}));
+  return id;
+}
+
+// Greedy decoding with each step queued before the host reads the token it feeds
+// (lookaheadRefusal()). At step `index` the device holds token `index`, chosen from `logits`:
+// the step that feeds it and the choice of the next token are queued, and only then does the
+// host wait for token `index` (its choice was queued before that step, so the step runs
+// meanwhile) and check it.
+void decodeAhead(CausalLMImpl& lm, ModelState& state, Tensor logits, const StopCriteria& stop,
+                 const Tensor& never_sampled, DecodeGraph* graph, const DecodeHooks& hooks,
+                 Transcript& transcript, Generation& out) {
+  out.queued_ahead = true;
+  HostReadback even(lm.device(), 2), odd(lm.device(), 2);  // {id, logprob}
+  HostReadback* const slots[2] = {&even, &odd};
+  const auto feed = [&](const Tensor& token) {
+    return graph ? graph->step(token) : decodeStep(lm, state, token);
+  };
+  Tensor next = chooseGreedy(logits, never_sampled, even);  // [1] int64
+  for (std::int64_t index = 0; index < stop.max_tokens; ++index) {
+    if (hooks.cancelled && hooks.cancelled()) {
+      out.stop = StopReason::Cancelled;
+      return;
+    }
+    logits = feed(next);
+    if (index + 1 < stop.max_tokens) {
+      next = chooseGreedy(logits, never_sampled, *slots[(index + 1) % 2]);
+    }
+    const double* chosen = slots[index % 2]->read();
+    const auto verdict = transcript.add(index, static_cast<std::int64_t>(chosen[0]), chosen[1]);
+    if (verdict == Transcript::Verdict::Eos) {
+      // The end id was fed with the rest; the state forgets it, as if it never was.
+      const std::int64_t length = state.length() - 1;
+      if (graph) {
+        graph->truncate(length);
+      } else {
+        state.truncate(length);
+      }
+      return;
+    }
+    if (verdict == Transcript::Verdict::StopString) {
+      out.logits = logits;
+      return;
+    }
+  }
+  transcript.reachedMaxTokens();
+  out.logits = logits;
+}
+
 }  // namespace
+
+std::string lookaheadRefusal(const CausalLMImpl& lm, const Sampler& sampler,
+                             const DecodeHooks& hooks) {
+  if (environmentSwitch("STUDIO_DECODE_LOOKAHEAD", "off")) return "STUDIO_DECODE_LOOKAHEAD=off";
+  if (!sampler.params().greedy()) return "the sampler draws (temperature > 0) on the host";
+  if (hasPerStepHooks(hooks)) return "per-step hooks read every step's capture";
+  for (int i = 0; i < lm.numLayers(); ++i) {
+    if (!lm.attention(i)) {
+      return "layer " + std::to_string(i) +
+             " is not attention: its state cannot take back a token at every position";
+    }
+  }
+  return {};
+}
 
 Generation generate(CausalLMImpl& lm, ModelState& state, torch::Tensor logits, Sampler& sampler,
                     const StopCriteria& stop,
                     const std::shared_ptr<const tokenizer::Tokenizer>& tokenizer,
-                    const DecodeHooks& hooks) {
+                    const DecodeHooks& hooks, const DecodePlan& plan) {
   if (!stop.stop_strings.empty() && !tokenizer) {
     throwArgument("stop_strings", "stop strings need a tokenizer");
   }
+  const bool hooked = hasPerStepHooks(hooks);
+  if (plan.graph && (hooked || plan.op_by_op)) {
+    throwArgument("plan.graph", hooked ? "steps with per-step hooks run op by op"
+                                       : "a graph was given with op_by_op set");
+  }
   torch::NoGradGuard no_grad;
   Generation out;
-  std::unique_ptr<tokenizer::StreamDecoder> decoder;
-  if (tokenizer) decoder = std::make_unique<tokenizer::StreamDecoder>(tokenizer);
+  Transcript transcript(out, stop, tokenizer, hooks);
   // Ids past the tokenizer's vocabulary (a padded embedding) are never sampled: decoding one
   // would end the run and lose its answer.
   torch::Tensor never_sampled =
       tokenizer ? undecodableIds(*tokenizer, logits.size(-1), logits.device()) : torch::Tensor();
-  const std::vector<std::string> no_strings;
-  const std::vector<std::string>& stop_strings = stop.exact_length ? no_strings : stop.stop_strings;
   std::vector<std::int64_t> suppressed = stop.suppressed_ids;
   if (stop.exact_length) {
     suppressed.insert(suppressed.end(), stop.eos_ids.begin(), stop.eos_ids.end());
@@ -72,18 +210,26 @@ Generation generate(CausalLMImpl& lm, ModelState& state, torch::Tensor logits, S
       if (id >= 0 && id < logits.size(-1)) never_sampled[id] = true;
     }
   }
-  std::size_t longest_stop = 0;
-  for (const auto& s : stop_strings) longest_stop = std::max(longest_stop, s.size());
 
   // Without per-step hooks, steps replay a captured CUDA graph where one applies and pays
   // (decode_graph.h; on the CPU, past 32k positions, for TTT and SR-TTT layers and with hooks,
   // decodeStep runs). Its tails get room for up to 4,096 tokens at first and grow when a
   // generation goes on past them.
-  std::unique_ptr<DecodeGraph> graph;
-  const bool hooked = hooks.on_step || hooks.on_fast_weight_losses || hooks.on_routing;
-  if (!hooked && stop.max_tokens > 1 &&
+  DecodeGraph* graph = plan.graph;
+  std::unique_ptr<DecodeGraph> own_graph;
+  if (!graph && !plan.op_by_op && !hooked && stop.max_tokens > 1 &&
       DecodeGraph::generationRefusal(lm, state, state.length() + stop.max_tokens).empty()) {
-    graph = std::make_unique<DecodeGraph>(lm, state, std::min<std::int64_t>(stop.max_tokens, 4096));
+    own_graph =
+        std::make_unique<DecodeGraph>(lm, state, std::min<std::int64_t>(stop.max_tokens, 4096));
+    graph = own_graph.get();
+  }
+
+  if (stop.max_tokens > 0 && lookaheadRefusal(lm, sampler, hooks).empty()) {
+    decodeAhead(lm, state, logits, stop, never_sampled, graph, hooks, transcript, out);
+    // The last queued step (and a token's choice no one will read) may still run: a graph that
+    // goes out of scope must not be destroyed under it.
+    compat::synchronize(lm.device());
+    return out;
   }
 
   for (std::int64_t index = 0; index < stop.max_tokens; ++index) {
@@ -91,43 +237,29 @@ Generation generate(CausalLMImpl& lm, ModelState& state, torch::Tensor logits, S
       out.stop = StopReason::Cancelled;
       return out;
     }
-    GeneratedToken token;
-    token.index = index;
-    token.id = sampler.sample(withoutUndecodable(logits, never_sampled));
-    token.logprob = tokenLogProb(logits, token.id);
-    if (decoder) token.text = decoder->push(token.id);
-    out.ids.push_back(token.id);
-    out.logprobs.push_back(token.logprob);
-    const std::size_t searched_from = out.text.size() > longest_stop ? out.text.size() - longest_stop : 0;
-    out.text += token.text;
-    if (hooks.on_token) hooks.on_token(token);
-
-    if (std::find(stop.eos_ids.begin(), stop.eos_ids.end(), token.id) != stop.eos_ids.end()) {
-      out.stop = StopReason::Eos;
-      return out;
-    }
-    const std::size_t at = findStop(out.text, stop_strings, searched_from);
+    const std::int64_t id = sampler.sample(withoutUndecodable(logits, never_sampled));
+    const auto verdict = transcript.add(index, id, tokenLogProb(logits, id));
+    if (verdict == Transcript::Verdict::Eos) return out;
     // Feed the token so that the state holds everything generated (and the probe sees it).
     ForwardCapture capture;
     FastWeightLosses losses;
     RoutingTrace routing;
     if (hooks.on_step) capture.query_positions = {state.length()};
     const std::int64_t position = state.length();
-    logits = graph ? graph->step(token.id)
-                   : decodeStep(lm, state, token.id, hooks.on_step ? &capture : nullptr,
+    logits = graph ? graph->step(id)
+                   : decodeStep(lm, state, id, hooks.on_step ? &capture : nullptr,
                                 hooks.on_fast_weight_losses ? &losses : nullptr,
                                 hooks.on_routing ? &routing : nullptr);
     if (hooks.on_step) hooks.on_step(position, capture);
     if (hooks.on_fast_weight_losses) hooks.on_fast_weight_losses(losses);
     if (hooks.on_routing) hooks.on_routing(routing);
-    if (at != std::string::npos) {
-      out.text.resize(at);
-      out.stop = StopReason::StopString;
+    if (verdict == Transcript::Verdict::StopString) {
+      out.logits = logits;
       return out;
     }
   }
-  if (decoder) out.text += decoder->flush();
-  out.stop = StopReason::MaxTokens;
+  transcript.reachedMaxTokens();
+  out.logits = logits;
   return out;
 }
 

@@ -43,6 +43,12 @@ struct Generation {
   std::vector<double> logprobs;
   std::string text;  // decoded, cut before a stop string
   StopReason stop = StopReason::MaxTokens;
+  // [vocab]: the logits predicting the token after the state's last, where the last generated
+  // token was fed (max_tokens, a stop string); undefined after EOS or a cancel. A replayed
+  // graph's output: the next step overwrites it.
+  torch::Tensor logits;
+  // Each step was queued before the host read the token it feeds (lookaheadRefusal()).
+  bool queued_ahead = false;
   double logprobSum() const;
 };
 
@@ -60,12 +66,34 @@ struct DecodeHooks {
   std::function<void(const RoutingTrace&)> on_routing;
 };
 
+class DecodeGraph;
+
+// How generate() takes its decode steps; by default as the model and the device allow.
+struct DecodePlan {
+  // Replay this graph, made over generate()'s state, instead of one generate() makes where a
+  // graph applies and pays: a bench keeps one across calls so that its capture is not timed.
+  DecodeGraph* graph = nullptr;
+  bool op_by_op = false;  // no graph: every step runs decodeStep
+};
+
+// Why generate() waits for each token before it queues the step that feeds it; empty when it
+// queues the step first. Greedy tokens are chosen on the device (an argmax, then the token's log
+// probability), so the step that feeds one can be queued before the host reads it back: the GPU
+// never waits for the host between steps, and the host checks each token for EOS and stop
+// strings while the next step runs. A token that ends the generation (EOS) was fed all the same
+// and is taken back by truncating the state, which only attention layers can do at any
+// position. It needs a greedy sampler, no per-step hooks, a model of attention layers only, and
+// STUDIO_DECODE_LOOKAHEAD not set to off. Tokens, log probabilities, text and the final state are
+// those of the one-step-at-a-time loop, bit for bit.
+std::string lookaheadRefusal(const CausalLMImpl& lm, const Sampler& sampler,
+                             const DecodeHooks& hooks);
+
 // `logits`: [vocab], the prediction for the first new token (what prefill() returned). The
 // generated tokens are read into `state` as they are sampled (the last one too unless generation
 // stopped on EOS or a cancel), so a caller can continue from where it stopped.
 Generation generate(CausalLMImpl& lm, ModelState& state, torch::Tensor logits, Sampler& sampler,
                     const StopCriteria& stop,
                     const std::shared_ptr<const tokenizer::Tokenizer>& tokenizer,
-                    const DecodeHooks& hooks = {});
+                    const DecodeHooks& hooks = {}, const DecodePlan& plan = {});
 
 }  // namespace studio::model

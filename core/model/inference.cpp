@@ -57,4 +57,16 @@ torch::Tensor decodeStep(CausalLMImpl& lm, ModelState& state, std::int64_t token
   return lm.logits(hidden[0][0]);
 }
 
+torch::Tensor decodeStep(CausalLMImpl& lm, ModelState& state, const torch::Tensor& token) {
+  if (token.scalar_type() != torch::kInt64 || token.numel() != 1) {
+    throwArgument("token", "expected one int64 id");
+  }
+  torch::NoGradGuard no_grad;
+  ForwardContext context;
+  context.mode = AttentionMode::Extend;
+  context.state = &state;
+  auto hidden = lm.forward(token.reshape({1, 1}).to(lm.device()), context);  // [1, 1, hidden]
+  return lm.logits(hidden[0][0]);
+}
+
 }  // namespace studio::model

@@ -37,5 +37,8 @@ torch::Tensor decodeStep(CausalLMImpl& lm, ModelState& state, std::int64_t token
                          ForwardCapture* capture = nullptr,
                          FastWeightLosses* fast_weight_losses = nullptr,
                          RoutingTrace* routing = nullptr);
+// The same for a token chosen on the device ([1] int64, e.g. an argmax), so that the host need
+// not wait for it: it is not checked against the vocabulary (that would read it back).
+torch::Tensor decodeStep(CausalLMImpl& lm, ModelState& state, const torch::Tensor& token);
 
 }  // namespace studio::model

@@ -17,8 +17,9 @@ namespace studio::model {
 // records those that are set (kernelSwitchesSet).
 constexpr const char* kKernelSwitches[] = {
     "STUDIO_ATTENTION",        "STUDIO_DECODE_ATTENTION", "STUDIO_DECODE_GEMV",
-    "STUDIO_DECODE_GRAPH",     "STUDIO_FUSED_ELEMENTWISE", "STUDIO_RMSNORM_BACKWARD",
-    "STUDIO_QTTT_GRAPH",       "STUDIO_SPAN_BACKWARD",    "STUDIO_TTT_SCAN",
+    "STUDIO_DECODE_GRAPH",     "STUDIO_DECODE_LOOKAHEAD", "STUDIO_FUSED_ELEMENTWISE",
+    "STUDIO_RMSNORM_BACKWARD", "STUDIO_QTTT_GRAPH",       "STUDIO_SPAN_BACKWARD",
+    "STUDIO_TTT_SCAN",
 };
 
 // True when the environment variable `name` is set to exactly `value`. `name` must be one of

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "support/run_cli.h"
+#include "support/scoped_environment.h"
 #include "support/temp_dir.h"
 #include "support/tiny_model_folder.h"
 
@@ -206,29 +207,45 @@ TEST_CASE("bench decode gives bytes per token and the fraction of --peak-gbps", 
     CHECK(row["bench"] == "decode");
     CHECK(row["tokens"] == static_cast<int>(T));
     CHECK(row["decode_tokens"] == 4);
-    // One untimed step, then 4 timed ones attending over T+2 … T+5 keys.
-    CHECK(row["decode_mean_context"].get<double>() == T + 3.5);
+    // Two untimed steps (the second would capture a graph), then 4 timed ones attending over
+    // T+3 … T+6 keys.
+    CHECK(row["decode_mean_context"].get<double>() == T + 4.5);
     CHECK(row["weight_bytes_per_token"].get<double>() == weights);
     CHECK(row["kv_bytes_per_position"].get<double>() == kv_per_position);
-    CHECK(row["bytes_per_token"].get<double>() == weights + kv_per_position * (T + 3.5));
+    CHECK(row["bytes_per_token"].get<double>() == weights + kv_per_position * (T + 4.5));
     const double gbps = row["bytes_per_token"].get<double>() * row["decode_tokens_per_s"].get<double>() / 1e9;
     CHECK(approx(gbps, row["decode_gbps"].get<double>()) < 1e-9);
     CHECK(approx(gbps / 10, row["bandwidth_fraction"].get<double>()) < 1e-9);
     CHECK(row["prefill_seconds"].get<double>() > 0);
-    // Which decode path ran, and why not the CUDA graph (decode_graph.h).
-    CHECK(row["decode_path"] == "eager: the model is not on CUDA");
+    // Which decode path ran, and why not the CUDA graph (decode_graph.h); generate()'s steps
+    // queued ahead of the host's reads (generation.h).
+    CHECK(row["decode_path"] == "eager: the model is not on CUDA; next step queued ahead");
+    CHECK(row["decode_queued_ahead"] == true);
+    CHECK(row["decode_graph_replays"] == 0);
   }
   const auto human = runCli("bench decode --model '" + model.path() +
                             "' --tokens 40 --decode-tokens 2 --peak-gbps 10");
   INFO(human.err);
   REQUIRE(human.exit_code == 0);
-  CHECK(human.out.find("decode 2 tokens after 40 [eager: the model is not on CUDA]:") != std::string::npos);
+  CHECK(human.out.find("decode 2 tokens after 40 [eager: the model is not on CUDA; next step "
+                       "queued ahead]:") != std::string::npos);
   CHECK(human.out.find("% of 10 GB/s") != std::string::npos);
 
   const auto eager = runCli("bench decode --model '" + model.path() +
                             "' --tokens 40 --decode-tokens 2 --decode-path eager --json");
   REQUIRE(eager.exit_code == 0);
-  CHECK(jsonLines(eager.out).at(0)["decode_path"] == "eager: --decode-path eager");
+  CHECK(jsonLines(eager.out).at(0)["decode_path"] ==
+        "eager: --decode-path eager; next step queued ahead");
+  {
+    const studio::test::ScopedEnvironment one_step("STUDIO_DECODE_LOOKAHEAD", "off");
+    const auto waited =
+        runCli("bench decode --model '" + model.path() + "' --tokens 40 --decode-tokens 2 --json");
+    REQUIRE(waited.exit_code == 0);
+    const json row = jsonLines(waited.out).at(0);
+    CHECK(row["decode_path"] ==
+          "eager: the model is not on CUDA; one step at a time: STUDIO_DECODE_LOOKAHEAD=off");
+    CHECK(row["decode_queued_ahead"] == false);
+  }
   const auto bad = runCli("bench decode --model '" + model.path() + "' --decode-path fast");
   CHECK(bad.exit_code != 0);
   CHECK(bad.err.find("--decode-path") != std::string::npos);

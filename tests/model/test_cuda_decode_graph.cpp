@@ -1,23 +1,27 @@
 // The decode step on CUDA (hidden: run on purpose on a GPU machine with
-// `build-cuda/tests/test_model "[.gpu]"`): the decode attention kernel (kernels/decode_attention.cu)
-// against the chunked attention in float32 at several shapes, and decode steps replayed from a
-// captured CUDA graph (core/model/decode_graph.h) against eager decodeStep, in float32 and bf16,
-// through growths of the cache's room (each a new capture) and from a forked state.
+// `build-cuda/tests/test_model "[.gpu]"`): the decode attention kernel
+// (kernels/decode_attention.cu) against the chunked attention in float32 at several shapes, and
+// decode steps replayed from a captured CUDA graph (core/model/decode_graph.h) against eager
+// decodeStep, in float32 and bf16, through growths of the cache's room (each a new capture) and
+// from a forked state; generate()'s steps queued ahead of the host's reads against its one-step
+// loop, and HostReadback's copy.
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <optional>
 
 #include "core/common/torch_compat.h"
 #include "core/model/attention_kernel.h"
+#include "core/model/checkpoint_writer.h"
 #include "core/model/decode_attention.h"
 #include "core/model/decode_graph.h"
 #include "core/model/generation.h"
+#include "core/model/host_readback.h"
 #include "core/model/inference.h"
 #include "core/model/model_state.h"
-#include "core/model/checkpoint_writer.h"
 #include "model_test_helpers.h"
 #include "support/scoped_environment.h"
 
@@ -226,4 +230,108 @@ TEST_CASE("decode steps with the fused projections equal those without, eager an
   CHECK(worst_graph < 2e-2);
   // The first layer's keys come from the grouped launch: bit for bit the separate launches'.
   CHECK(torch::equal(fused.kv().contiguous(0).first, separate.kv().contiguous(0).first));
+}
+
+TEST_CASE("generate on CUDA queues each step ahead and gives the one-step loop's tokens and state",
+          "[model][decode-graph-gpu][.gpu]") {
+  REQUIRE(compat::cudaAvailable());
+  for (const std::string dtype : {"f32", "bf16"}) {
+    INFO(dtype);
+    const auto loaded = decodeGraphModel(dtype);
+    model::CausalLMImpl& lm = *loaded->lm;
+    std::vector<std::int64_t> prompt;
+    for (int i = 0; i < 120; ++i) prompt.push_back((i * 17 + 9) % 96);
+    struct Result {
+      model::Generation out;
+      std::int64_t length;
+      std::vector<torch::Tensor> keys;
+    };
+    const auto run = [&](const model::StopCriteria& stop, bool lookahead) {
+      std::optional<test::ScopedEnvironment> off;
+      if (!lookahead) off.emplace("STUDIO_DECODE_LOOKAHEAD", "off");
+      torch::NoGradGuard no_grad;
+      model::ModelState state(lm.numLayers());
+      const auto logits = model::prefill(lm, state, prompt);
+      model::Sampler greedy(model::SamplingParams{});
+      Result result{model::generate(lm, state, logits, greedy, stop, nullptr), state.length(), {}};
+      for (int layer = 0; layer < lm.numLayers(); ++layer) {
+        result.keys.push_back(state.kv().contiguous(layer).first.cpu());
+      }
+      return result;
+    };
+    model::StopCriteria stop;
+    stop.max_tokens = 40;
+    const Result reference = run(stop, false);
+    // An end id: the last id generated for the first time (the first token's at worst).
+    std::size_t at = 0;
+    for (std::size_t i = 0; i < reference.out.ids.size(); ++i) {
+      const auto& ids = reference.out.ids;
+      if (std::find(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(i), ids[i]) ==
+          ids.begin() + static_cast<std::ptrdiff_t>(i)) {
+        at = i;
+      }
+    }
+    for (const bool ends : {false, true}) {
+      INFO((ends ? "stopped by an end id at " + std::to_string(at) : std::string("40 tokens")));
+      model::StopCriteria criteria = stop;
+      if (ends) criteria.eos_ids = {reference.out.ids[at]};
+      const Result one_by_one = ends ? run(criteria, false) : reference;
+      const Result ahead = run(criteria, true);
+      CHECK(ahead.out.queued_ahead);
+      CHECK(ahead.out.ids == one_by_one.out.ids);
+      CHECK(ahead.out.logprobs == one_by_one.out.logprobs);  // the same kernels on the same logits
+      CHECK(ahead.out.stop == one_by_one.out.stop);
+      CHECK(ahead.length == one_by_one.length);
+      for (std::size_t layer = 0; layer < ahead.keys.size(); ++layer) {
+        CHECK(torch::equal(ahead.keys[layer], one_by_one.keys[layer]));
+      }
+      if (ends) CHECK(ahead.length == static_cast<std::int64_t>(prompt.size() + at));
+    }
+  }
+}
+
+TEST_CASE("a graph given to generate is replayed, and refused with per-step hooks",
+          "[model][decode-graph-gpu][.gpu]") {
+  REQUIRE(compat::cudaAvailable());
+  const auto loaded = decodeGraphModel("bf16");
+  model::CausalLMImpl& lm = *loaded->lm;
+  torch::NoGradGuard no_grad;
+  std::vector<std::int64_t> prompt;
+  for (int i = 0; i < 64; ++i) prompt.push_back((i * 5 + 1) % 96);
+  model::ModelState state(lm.numLayers());
+  auto logits = model::prefill(lm, state, prompt);
+  model::DecodeGraph graph(lm, state, 32);
+  model::DecodePlan plan;
+  plan.graph = &graph;
+  model::Sampler greedy(model::SamplingParams{});
+  model::StopCriteria stop;
+  stop.max_tokens = 3;
+  for (int call = 0; call < 3; ++call) {
+    logits = model::generate(lm, state, logits, greedy, stop, nullptr, {}, plan).logits;
+  }
+  CHECK(graph.replays() == 9 - 1);  // one call's first step ran op by op; the graph was kept
+  CHECK(state.length() == 64 + 9);
+  model::DecodeHooks probed;
+  probed.on_step = [](std::int64_t, const model::ForwardCapture&) {};
+  CHECK_THROWS_WITH(model::generate(lm, state, logits, greedy, stop, nullptr, probed, plan),
+                    Catch::Contains("plan.graph"));
+  CHECK(state.length() == 64 + 9);
+}
+
+TEST_CASE("a host readback on CUDA waits for the work queued before its copy",
+          "[model][decode-graph-gpu][.gpu]") {
+  REQUIRE(compat::cudaAvailable());
+  const auto options = torch::TensorOptions(torch::kFloat32).device(torch::kCUDA);
+  model::HostReadback readback(torch::kCUDA, 2);
+  for (int i = 0; i < 4; ++i) {
+    const auto a = torch::randn({2048, 2048}, options);
+    const auto sum = a.mm(a).sum().to(torch::kFloat64);  // queued work the copy must follow
+    readback.copy(torch::stack({sum, sum * 2}));
+    const auto later = a.mm(a);  // queued after the copy: read() does not wait for it
+    const double* values = readback.read();
+    const double expected = sum.item<double>();
+    CHECK(values[0] == expected);
+    CHECK(values[1] == expected * 2);
+    CHECK(later.defined());
+  }
 }
