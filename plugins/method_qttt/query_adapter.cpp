@@ -15,9 +15,8 @@ using torch::Tensor;
 struct QueryAdapter::DeviceStep {
   DeviceStep(const torch::Device& device, const model::ModelState& state, std::int64_t k_in)
       : captured(device, /*eager_runs=*/2), cache_layout(state.kv().layout()), k(k_in) {
-    auto host = torch::TensorOptions(torch::kInt64);
-    if (device.is_cuda()) host = host.pinned_memory(true);
-    staging = torch::empty({3 * k + 2}, host);
+    staging_options = torch::TensorOptions(torch::kInt64);
+    if (device.is_cuda()) staging_options = staging_options.pinned_memory(true);
     inputs = torch::empty({3 * k + 2}, torch::TensorOptions(torch::kInt64).device(device));
     query_bounds = torch::tensor({0, static_cast<int>(k)}, torch::kInt32).to(device);
   }
@@ -28,9 +27,10 @@ struct QueryAdapter::DeviceStep {
   std::vector<std::int64_t> cache_layout;
   std::int64_t k;
   // [3k + 2] int64: the span's ids, their positions, their next tokens (the targets), then
-  // {0, p0 + k}, the cumulative key count of flash's variable-length kernel.
-  Tensor staging;  // on the host
-  Tensor inputs;   // on the model's device: what the step reads
+  // {0, p0 + k}, the cumulative key count of flash's variable-length kernel. Written on the host
+  // into a staging tensor of these options (pinned on CUDA), then copied to `inputs`.
+  torch::TensorOptions staging_options;
+  Tensor inputs;  // on the model's device: what the step reads
   Tensor query_bounds;  // {0, k} int32 on the device
   Tensor loss, norm;    // the step's span loss and gradient norm (0-dim, on the device)
 };
@@ -166,8 +166,11 @@ SpanStepStats QueryAdapter::stepFromDevice(model::ModelState& state,
     m_device_step = std::make_unique<DeviceStep>(m_lm.device(), state, k);
   }
   DeviceStep& d = *m_device_step;
-  // The last step's results were read back, so its copy out of `staging` is over.
-  auto* values = d.staging.data_ptr<std::int64_t>();
+  // A new staging tensor every step: libtorch's caching host allocator hands a pinned block out
+  // again only once the copies queued from it are done, so no step rewrites one still being
+  // copied (after a step that threw, say, before it read its results back).
+  const Tensor staging = torch::empty({3 * k + 2}, d.staging_options);
+  auto* values = staging.data_ptr<std::int64_t>();
   for (std::int64_t i = 0; i < k; ++i) {
     const auto at = static_cast<std::size_t>(start + i);
     values[i] = ids[at];
@@ -176,7 +179,7 @@ SpanStepStats QueryAdapter::stepFromDevice(model::ModelState& state,
   }
   values[3 * k] = 0;
   values[3 * k + 1] = start + k;
-  d.captured.run([&] { d.inputs.copy_(d.staging, /*non_blocking=*/true); },
+  d.captured.run([&] { d.inputs.copy_(staging, /*non_blocking=*/true); },
                  [&] {
                    torch::AutoGradMode grad(true);
                    m_optimizer->zeroGrad();
