@@ -19,7 +19,7 @@ using torch::Tensor;
 
 namespace {
 
-void checkGroup(const std::vector<Tensor>& weights, const std::vector<Tensor>& biases) {
+void checkGroup(torch::TensorList weights, torch::TensorList biases) {
   if (weights.empty() || weights.size() > static_cast<std::size_t>(kernels::kGemvMaxOutputs) ||
       biases.size() != weights.size()) {
     throwError(ErrorKind::Internal, "", "decodeLinears", "1 to 3 weights, one bias entry each");
@@ -78,8 +78,7 @@ void check(const char* error) {
 
 // One launch for every weight, the checks done.
 std::vector<Tensor> launchGroup(const Tensor& input, kernels::ElementType type,
-                                const std::vector<Tensor>& weights,
-                                const std::vector<Tensor>& biases) {
+                                torch::TensorList weights, torch::TensorList biases) {
   kernels::GemvArgs a;
   a.type = type;
   a.x = input.data_ptr();
@@ -127,9 +126,8 @@ std::optional<Tensor> decodeLinear(const Tensor& x, const Tensor& weight, const 
   return launchGroup(*input, *type, {weight}, {bias}).front();
 }
 
-std::optional<std::vector<Tensor>> decodeLinears(const Tensor& x,
-                                                 const std::vector<Tensor>& weights,
-                                                 const std::vector<Tensor>& biases) {
+std::optional<std::vector<Tensor>> decodeLinears(const Tensor& x, torch::TensorList weights,
+                                                 torch::TensorList biases) {
   checkGroup(weights, biases);
   // The input first: a CPU or prefill forward leaves before the environment is read.
   const auto type = inputType(x);
@@ -177,9 +175,8 @@ std::optional<Tensor> decodeLinear(const Tensor&, const Tensor&, const Tensor&) 
   return std::nullopt;
 }
 
-std::optional<std::vector<Tensor>> decodeLinears(const Tensor&,
-                                                 const std::vector<Tensor>& weights,
-                                                 const std::vector<Tensor>& biases) {
+std::optional<std::vector<Tensor>> decodeLinears(const Tensor&, torch::TensorList weights,
+                                                 torch::TensorList biases) {
   checkGroup(weights, biases);
   return std::nullopt;
 }

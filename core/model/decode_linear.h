@@ -27,8 +27,8 @@ std::optional<torch::Tensor> decodeLinear(const torch::Tensor& x, const torch::T
 // [..., out_i] bit for bit decodeLinear's; nullopt where the kernel does not apply to every weight,
 // or without STUDIO_DECODE_GEMV=fused. `biases` has one entry per weight (undefined: none).
 std::optional<std::vector<torch::Tensor>> decodeLinears(const torch::Tensor& x,
-                                                        const std::vector<torch::Tensor>& weights,
-                                                        const std::vector<torch::Tensor>& biases);
+                                                        torch::TensorList weights,
+                                                        torch::TensorList biases);
 
 // act(x·gateᵀ) · (x·upᵀ) [..., out] for gate and up [out, in] (no biases) in one launch, rounded
 // as the composition of decodeLinear, the activation and the product rounds; nullopt where the
