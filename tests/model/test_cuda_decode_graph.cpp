@@ -143,8 +143,7 @@ TEST_CASE("decode steps replayed from a CUDA graph equal eager decode steps", "[
       const auto loaded = decodeGraphModel(dtype);
       model::CausalLMImpl& lm = *loaded->lm;
       torch::NoGradGuard no_grad;
-      std::vector<std::int64_t> prompt;
-      for (int i = 0; i < 300; ++i) prompt.push_back((i * 37 + 5) % 96);
+      const auto prompt = model_test::countingIds(300, 37);
       model::ModelState base(lm.numLayers());
       model::prefill(lm, base, prompt);
       model::ModelState eager = forked ? base.fork() : base.copy();
@@ -182,8 +181,7 @@ TEST_CASE("generate on CUDA gives the same greedy tokens with and without the gr
   REQUIRE(compat::cudaAvailable());
   const auto loaded = decodeGraphModel("f32");
   model::CausalLMImpl& lm = *loaded->lm;
-  std::vector<std::int64_t> prompt;
-  for (int i = 0; i < 50; ++i) prompt.push_back((i * 7 + 3) % 96);
+  const auto prompt = model_test::countingIds(50, 7);
   model::StopCriteria stop;
   stop.max_tokens = 24;
   const auto run = [&] {
@@ -207,8 +205,7 @@ TEST_CASE("decode steps with the fused projections equal those without, eager an
   const auto loaded = decodeGraphModel("bf16");
   model::CausalLMImpl& lm = *loaded->lm;
   torch::NoGradGuard no_grad;
-  std::vector<std::int64_t> prompt;
-  for (int i = 0; i < 200; ++i) prompt.push_back((i * 29 + 1) % 96);
+  const auto prompt = model_test::countingIds(200, 29);
   model::ModelState base(lm.numLayers());
   model::prefill(lm, base, prompt);
   model::ModelState separate = base.copy(), fused = base.copy(), graphed = base.copy();
@@ -239,8 +236,7 @@ TEST_CASE("generate on CUDA queues each step ahead and gives the one-step loop's
     INFO(dtype);
     const auto loaded = decodeGraphModel(dtype);
     model::CausalLMImpl& lm = *loaded->lm;
-    std::vector<std::int64_t> prompt;
-    for (int i = 0; i < 120; ++i) prompt.push_back((i * 17 + 9) % 96);
+    const auto prompt = model_test::countingIds(120, 17);
     struct Result {
       model::Generation out;
       std::int64_t length;
@@ -296,8 +292,7 @@ TEST_CASE("a graph given to generate is replayed, and refused with per-step hook
   const auto loaded = decodeGraphModel("bf16");
   model::CausalLMImpl& lm = *loaded->lm;
   torch::NoGradGuard no_grad;
-  std::vector<std::int64_t> prompt;
-  for (int i = 0; i < 64; ++i) prompt.push_back((i * 5 + 1) % 96);
+  const auto prompt = model_test::countingIds(64, 5);
   model::ModelState state(lm.numLayers());
   auto logits = model::prefill(lm, state, prompt);
   model::DecodeGraph graph(lm, state, 32);
