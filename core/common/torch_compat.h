@@ -3,6 +3,7 @@
 // here, behind one version check, so the rest of the code is written once.
 
 #include <ATen/autocast_mode.h>
+#include <c10/core/impl/VirtualGuardImpl.h>
 #include <torch/torch.h>
 #include <torch/version.h>
 
@@ -20,6 +21,12 @@ inline bool cudaAvailable() { return torch::cuda::is_available(); }
 // Waits for the device's queued work (a no-op on the CPU): timings around GPU work need it.
 inline void synchronize(const torch::Device& device) {
   if (device.is_cuda()) torch::cuda::synchronize(device.index());
+}
+
+// Waits for the work this thread queued on the device's current stream only, not other threads'
+// (a no-op on the CPU).
+inline void synchronizeCurrentStream(const torch::Device& device) {
+  if (device.is_cuda()) c10::impl::VirtualGuardImpl(device.type()).getStream(device).synchronize();
 }
 
 // Turns CUDA autocast to bf16 on or off. PyTorch 2.4 renamed the calls per device type and

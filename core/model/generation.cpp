@@ -228,7 +228,7 @@ Generation generate(CausalLMImpl& lm, ModelState& state, torch::Tensor logits, S
     decodeAhead(lm, state, logits, stop, never_sampled, graph, hooks, transcript, out);
     // The last queued step (and a token's choice no one will read) may still run: a graph that
     // goes out of scope must not be destroyed under it.
-    compat::synchronize(lm.device());
+    compat::synchronizeCurrentStream(lm.device());
     return out;
   }
 
