@@ -130,6 +130,16 @@ void decodeAhead(CausalLMImpl& lm, ModelState& state, Tensor logits, const StopC
   const auto feed = [&](const Tensor& token) {
     return graph ? graph->step(token) : decodeStep(lm, state, token);
   };
+  // Forgets the token fed last, as if it had not been: where the one-step loop would not have
+  // fed it yet.
+  const auto take_back = [&] {
+    const std::int64_t length = state.length() - 1;
+    if (graph) {
+      graph->truncate(length);
+    } else {
+      state.truncate(length);
+    }
+  };
   Tensor next = chooseGreedy(logits, never_sampled, even);  // [1] int64
   for (std::int64_t index = 0; index < stop.max_tokens; ++index) {
     if (hooks.cancelled && hooks.cancelled()) {
@@ -141,15 +151,15 @@ void decodeAhead(CausalLMImpl& lm, ModelState& state, Tensor logits, const StopC
       next = chooseGreedy(logits, never_sampled, *slots[(index + 1) % 2]);
     }
     const double* chosen = slots[index % 2]->read();
-    const auto verdict = transcript.add(index, static_cast<std::int64_t>(chosen[0]), chosen[1]);
+    Transcript::Verdict verdict;
+    try {
+      verdict = transcript.add(index, static_cast<std::int64_t>(chosen[0]), chosen[1]);
+    } catch (...) {
+      take_back();  // an on_token hook threw: the one-step loop had not fed the token yet
+      throw;
+    }
     if (verdict == Transcript::Verdict::Eos) {
-      // The end id was fed with the rest; the state forgets it, as if it never was.
-      const std::int64_t length = state.length() - 1;
-      if (graph) {
-        graph->truncate(length);
-      } else {
-        state.truncate(length);
-      }
+      take_back();  // the end id was fed with the rest
       return;
     }
     if (verdict == Transcript::Verdict::StopString) {

@@ -151,6 +151,27 @@ TEST_CASE(
     CHECK(ahead.length == static_cast<std::int64_t>(kPrompt.size()) + 4);
     CHECK(ahead.cancel_polls == 5);
   }
+  SECTION("at an on_token hook that throws: the state holds what the one-step loop's holds") {
+    const auto throwing = [&](bool lookahead) {
+      std::optional<test::ScopedEnvironment> off;
+      if (!lookahead) off.emplace("STUDIO_DECODE_LOOKAHEAD", "off");
+      torch::NoGradGuard no_grad;
+      model::ModelState state(loaded->lm->numLayers());
+      const auto logits = model::prefill(*loaded->lm, state, kPrompt);
+      model::Sampler sampler(model::SamplingParams{});
+      model::DecodeHooks hooks;
+      hooks.on_token = [](const model::GeneratedToken& token) {
+        if (token.index == 3) throw std::runtime_error("the window closed");
+      };
+      CHECK_THROWS_WITH(model::generate(*loaded->lm, state, logits, sampler, stop, tok, hooks),
+                        "the window closed");
+      return std::make_pair(state.length(), state.kv().contiguous(0).first.clone());
+    };
+    const auto ahead = throwing(true), one_by_one = throwing(false);
+    CHECK(ahead.first == static_cast<std::int64_t>(kPrompt.size()) + 3);
+    CHECK(ahead.first == one_by_one.first);
+    CHECK(torch::equal(ahead.second, one_by_one.second));
+  }
   SECTION("one token, and none") {
     stop.max_tokens = 1;
     const Run one = generateOnce(*loaded, tok, stop, true);
