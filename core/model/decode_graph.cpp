@@ -87,7 +87,7 @@ Tensor DecodeGraph::step(std::int64_t token) {
 
 Tensor DecodeGraph::step(const Tensor& token) {
   if (token.scalar_type() != torch::kInt64 || token.numel() != 1 ||
-      token.device() != m_impl->lm.device()) {
+      token.device().type() != m_impl->lm.device().type()) {
     throwArgument("token", "expected one int64 id on " + m_impl->lm.device().str());
   }
   return stepWith([&] { m_impl->token.copy_(token.reshape({1, 1})); });

@@ -34,7 +34,7 @@ HostReadback::~HostReadback() = default;
 void HostReadback::copy(const torch::Tensor& values) {
   Impl& s = *m_impl;
   if (values.scalar_type() != torch::kFloat64 || values.dim() != 1 ||
-      values.size(0) != s.host.size(0) || values.device() != s.device) {
+      values.size(0) != s.host.size(0) || values.device().type() != s.device.type()) {
     throwArgument("values",
                   "expected [" + std::to_string(s.host.size(0)) + "] float64 on " + s.device.str());
   }
@@ -43,7 +43,7 @@ void HostReadback::copy(const torch::Tensor& values) {
     // libtorch's caching host allocator keeps the pinned block alive until the copy is done.
     s.host.copy_(values, /*non_blocking=*/true);
     s.copied.emplace();
-    s.copied->record(c10::cuda::getCurrentCUDAStream(s.device.index()));
+    s.copied->record(c10::cuda::getCurrentCUDAStream(values.device().index()));
     s.pending = true;
     return;
   }
