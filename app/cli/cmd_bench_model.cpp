@@ -249,10 +249,14 @@ void benchPrefill(const SpeedOptions& options, bool decode) {
       plan.graph = graph.get();
       plan.op_by_op = !graph;
       model::Sampler greedy(model::SamplingParams{});
+      std::int64_t replayed = 0;  // of the last call's steps
       const auto decode = [&](std::int64_t tokens) {
         model::StopCriteria stop;
         stop.max_tokens = tokens;
-        logits = model::generate(lm, cache, logits, greedy, stop, nullptr, {}, plan).logits;
+        const model::Generation out =
+            model::generate(lm, cache, logits, greedy, stop, nullptr, {}, plan);
+        logits = out.logits;
+        replayed = out.replayed_steps;
       };
       decode(2);
       const double start_length = static_cast<double>(cache.length());
@@ -283,7 +287,7 @@ void benchPrefill(const SpeedOptions& options, bool decode) {
           engine::forwardMatmulFlops(c, mean_keys - 1, 1, 1);
       row.update({{"decode_path", path},
                   {"decode_queued_ahead", lookahead.empty()},
-                  {"decode_graph_replays", graph ? graph->replays() : 0},
+                  {"decode_replayed_steps", replayed},
                   {"decode_tokens", n},
                   {"decode_seconds", seconds},
                   {"decode_tokens_per_s", tokens_per_s},

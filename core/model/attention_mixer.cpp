@@ -77,6 +77,18 @@ void AttentionMixerImpl::record(ForwardContext& context, int layer, const Tensor
   LayerCapture& out = capture->layers[static_cast<std::size_t>(layer)];
   if (capture->record_lse) out.lse_chunks.push_back(lse.detach());
   if (capture->query_positions.empty()) return;
+  if (context.mode == AttentionMode::InPlace) {
+    // One token whose position only the device holds (a step a CUDA graph may capture, where
+    // nothing can be read back): the caller names it as the one wanted position.
+    if (capture->query_positions.size() != 1) {
+      throwError(ErrorKind::Internal, "", "capture",
+                 "an in-place forward captures its one query: name one position");
+    }
+    out.q_positions.push_back(capture->query_positions.front());
+    out.q_chunks.push_back(q.detach());        // [B, Hq, 1, D]
+    out.q_lse_chunks.push_back(lse.detach());  // [B, Hq, 1]
+    return;
+  }
   const std::unordered_set<std::int64_t> wanted(capture->query_positions.begin(),
                                                 capture->query_positions.end());
   auto host = context.positions.to(torch::kCPU).contiguous();

@@ -44,6 +44,7 @@ struct DecodeGraph::Impl {
     context.state = &state;
     context.positions = position;
     context.key_count = key_count;
+    if (capture_queries) context.capture = &capture;
     const Tensor hidden = lm.forward(token, context);  // [1, 1, hidden]
     return lm.logits(hidden[0][0]);
   }
@@ -51,6 +52,8 @@ struct DecodeGraph::Impl {
   CausalLMImpl& lm;
   ModelState& state;
   CapturedStep captured;
+  bool capture_queries = false;
+  ForwardCapture capture;            // the graph's own tensors once captured
   std::int64_t room = 0;             // positions the tails last made room for
   std::int64_t capacity = 0;         // positions the tails hold
   std::int64_t first_length = 0;     // the state's length when the graph was made
@@ -59,11 +62,13 @@ struct DecodeGraph::Impl {
   Tensor logits;                      // [vocab]: the step's output (the graph's, once captured)
 };
 
-DecodeGraph::DecodeGraph(CausalLMImpl& lm, ModelState& state, std::int64_t room) {
+DecodeGraph::DecodeGraph(CausalLMImpl& lm, ModelState& state, std::int64_t room,
+                         bool capture_queries) {
   const std::string why = refusal(lm, state);
   if (!why.empty()) throwError(ErrorKind::Unsupported, "", "decode graph", why);
   if (room < 1) throwArgument("room", "must be at least 1");
   m_impl = std::make_unique<Impl>(lm, state);
+  m_impl->capture_queries = capture_queries;
   const auto index = torch::TensorOptions(torch::kInt64).device(lm.device());
   m_impl->token = torch::zeros({1, 1}, index);
   m_impl->position = torch::zeros({1}, index);
@@ -117,7 +122,21 @@ Tensor DecodeGraph::stepWith(const std::function<void()>& write_token) {
         s.position.fill_(position);
         s.key_count.fill_(position + 1);
       },
-      [&] { s.logits = s.forward(); });
+      [&] {
+        // Run op by op or captured: the capture is filled anew (a replay leaves it as captured,
+        // its tensors rewritten).
+        if (s.capture_queries) {
+          s.capture = ForwardCapture();
+          s.capture.query_positions = {position};
+        }
+        s.logits = s.forward();
+      });
+  if (s.capture_queries) {
+    s.capture.query_positions = {position};
+    for (LayerCapture& layer : s.capture.layers) {
+      if (!layer.q_positions.empty()) layer.q_positions = {position};
+    }
+  }
   const Tensor result = s.logits;
   s.state.kv().grow(1);
   s.state.advance(1);
@@ -136,6 +155,17 @@ void DecodeGraph::truncate(std::int64_t length) {
   s.expected_length = length;
 }
 
+const ForwardCapture& DecodeGraph::capture() const {
+  if (!m_impl->capture_queries) {
+    throwError(ErrorKind::Internal, "", "decode graph", "made without capture_queries");
+  }
+  return m_impl->capture;
+}
+
+bool DecodeGraph::capturesQueries() const {
+  return m_impl->capture_queries;
+}
+
 std::int64_t DecodeGraph::captures() const { return m_impl->captured.captures(); }
 std::int64_t DecodeGraph::replays() const { return m_impl->captured.replays(); }
 const std::string& DecodeGraph::captureFailure() const {
@@ -146,7 +176,7 @@ const std::string& DecodeGraph::captureFailure() const {
 
 struct DecodeGraph::Impl {};
 
-DecodeGraph::DecodeGraph(CausalLMImpl& lm, ModelState& state, std::int64_t) {
+DecodeGraph::DecodeGraph(CausalLMImpl& lm, ModelState& state, std::int64_t, bool) {
   const std::string why = refusal(lm, state);
   throwError(ErrorKind::Unsupported, "", "decode graph",
              why.empty() ? "this build has no CUDA kernels" : why);
@@ -168,6 +198,14 @@ Tensor DecodeGraph::stepWith(const std::function<void()>&) {
 
 void DecodeGraph::truncate(std::int64_t) {
   throwError(ErrorKind::Unsupported, "", "decode graph", "this build has no CUDA kernels");
+}
+
+const ForwardCapture& DecodeGraph::capture() const {
+  throwError(ErrorKind::Unsupported, "", "decode graph", "this build has no CUDA kernels");
+}
+
+bool DecodeGraph::capturesQueries() const {
+  return false;
 }
 
 std::int64_t DecodeGraph::captures() const { return 0; }

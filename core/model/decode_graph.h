@@ -8,11 +8,13 @@
 // The cache's tails are made room for in advance (KVCache::prepareInPlace); when they fill up
 // they grow, and the step is captured again.
 //
-// It applies to models of attention layers only, on CUDA, in a build with the kernels, when no
-// step needs per-step hooks (probes, fast-weight losses, routing); refusal() says why not
-// otherwise, and decodeStep (inference.h) runs instead. generate() uses it where it pays (up to
-// kDecodeGraphMaxContext positions: generationRefusal()). STUDIO_DECODE_GRAPH=off in the environment turns it off
-// everywhere.
+// It applies to models of attention layers only (so never with fast-weight losses or routing to
+// record), on CUDA, in a build with the kernels; refusal() says why not otherwise, and decodeStep
+// (inference.h) runs instead. Made with `capture_queries`, every step also captures the fed
+// token's query and log-sum-exp in every layer (capture()): the probes of thinking tokens
+// (SPEC §1, Prop. 2.4) then run on replayed steps too. generate() uses it where it pays (up to
+// kDecodeGraphMaxContext positions: generationRefusal()). STUDIO_DECODE_GRAPH=off in the
+// environment turns it off everywhere.
 
 #include <torch/torch.h>
 
@@ -44,9 +46,9 @@ class DecodeGraph {
                                        std::int64_t final_length);
 
   // `room`: positions to make room for past the state's length; when they are used up, twice as
-  // many more.
+  // many more. `capture_queries`: capture each step's query (capture()).
   // Throws studio::Error (Unsupported) with refusal()'s reason when it does not apply.
-  DecodeGraph(CausalLMImpl& lm, ModelState& state, std::int64_t room);
+  DecodeGraph(CausalLMImpl& lm, ModelState& state, std::int64_t room, bool capture_queries = false);
   ~DecodeGraph();
   DecodeGraph(const DecodeGraph&) = delete;
   DecodeGraph& operator=(const DecodeGraph&) = delete;
@@ -64,6 +66,13 @@ class DecodeGraph {
   // cache's tails keep their addresses. `length` may not reach back before the state's length
   // when this graph was made.
   void truncate(std::int64_t length);
+
+  // With capture_queries: the last step's query [1, Hq, 1, D] and log-sum-exp [1, Hq, 1] in
+  // every attention layer, at the position it was fed at, as decodeStep's capture with
+  // query_positions {that position} holds them. A replayed graph's tensors: the next step
+  // overwrites them.
+  const ForwardCapture& capture() const;
+  bool capturesQueries() const;  // made with capture_queries
 
   std::int64_t captures() const;  // graphs captured so far (1, plus one per growth of the tails)
   std::int64_t replays() const;   // steps replayed from a graph

@@ -171,6 +171,41 @@ void decodeAhead(CausalLMImpl& lm, ModelState& state, Tensor logits, const StopC
   out.logits = logits;
 }
 
+// Each step waits for the host: the token is chosen (on the host, by the sampler), checked and
+// reported, then fed, and the per-step hooks see that step.
+void decodeOneByOne(CausalLMImpl& lm, ModelState& state, Tensor logits, Sampler& sampler,
+                    const StopCriteria& stop, const Tensor& never_sampled, DecodeGraph* graph,
+                    const DecodeHooks& hooks, Transcript& transcript, Generation& out) {
+  for (std::int64_t index = 0; index < stop.max_tokens; ++index) {
+    if (hooks.cancelled && hooks.cancelled()) {
+      out.stop = StopReason::Cancelled;
+      return;
+    }
+    const std::int64_t id = sampler.sample(withoutUndecodable(logits, never_sampled));
+    const auto verdict = transcript.add(index, id, tokenLogProb(logits, id));
+    if (verdict == Transcript::Verdict::Eos) return;
+    // Feed the token so that the state holds everything generated (and the probe sees it).
+    ForwardCapture capture;
+    FastWeightLosses losses;
+    RoutingTrace routing;
+    const std::int64_t position = state.length();
+    if (hooks.on_step) capture.query_positions = {position};
+    logits = graph ? graph->step(id)
+                   : decodeStep(lm, state, id, hooks.on_step ? &capture : nullptr,
+                                hooks.on_fast_weight_losses ? &losses : nullptr,
+                                hooks.on_routing ? &routing : nullptr);
+    if (hooks.on_step) hooks.on_step(position, graph ? graph->capture() : capture);
+    if (hooks.on_fast_weight_losses) hooks.on_fast_weight_losses(losses);
+    if (hooks.on_routing) hooks.on_routing(routing);
+    if (verdict == Transcript::Verdict::StopString) {
+      out.logits = logits;
+      return;
+    }
+  }
+  transcript.reachedMaxTokens();
+  out.logits = logits;
+}
+
 }  // namespace
 
 std::string lookaheadRefusal(const CausalLMImpl& lm, const Sampler& sampler,
@@ -194,10 +229,18 @@ Generation generate(CausalLMImpl& lm, ModelState& state, torch::Tensor logits, S
   if (!stop.stop_strings.empty() && !tokenizer) {
     throwArgument("stop_strings", "stop strings need a tokenizer");
   }
-  const bool hooked = hasPerStepHooks(hooks);
-  if (plan.graph && (hooked || plan.op_by_op)) {
-    throwArgument("plan.graph", hooked ? "steps with per-step hooks run op by op"
-                                       : "a graph was given with op_by_op set");
+  // Fast-weight losses and routing are recorded op by op (only TTT and SR-TTT layers have them,
+  // and their steps are never replayed); a step's query is captured on replayed steps too.
+  const bool records_layers = hooks.on_fast_weight_losses || hooks.on_routing;
+  if (plan.graph) {
+    if (records_layers || plan.op_by_op) {
+      throwArgument("plan.graph", records_layers ? "steps that record fast-weight losses or "
+                                                   "routing run op by op"
+                                                 : "a graph was given with op_by_op set");
+    }
+    if (hooks.on_step && !plan.graph->capturesQueries()) {
+      throwArgument("plan.graph", "on_step needs a graph made with capture_queries");
+    }
   }
   torch::NoGradGuard no_grad;
   Generation out;
@@ -221,55 +264,30 @@ Generation generate(CausalLMImpl& lm, ModelState& state, torch::Tensor logits, S
     }
   }
 
-  // Without per-step hooks, steps replay a captured CUDA graph where one applies and pays
-  // (decode_graph.h; on the CPU, past 32k positions, for TTT and SR-TTT layers and with hooks,
-  // decodeStep runs). Its tails get room for up to 4,096 tokens at first and grow when a
-  // generation goes on past them.
+  // Steps replay a captured CUDA graph where one applies and pays (decode_graph.h; on the CPU,
+  // past 32k positions, and for TTT and SR-TTT layers decodeStep runs). Its tails get room for up
+  // to 4,096 tokens at first and grow when a generation goes on past them.
   DecodeGraph* graph = plan.graph;
   std::unique_ptr<DecodeGraph> own_graph;
-  if (!graph && !plan.op_by_op && !hooked && stop.max_tokens > 1 &&
+  if (!graph && !plan.op_by_op && !records_layers && stop.max_tokens > 1 &&
       DecodeGraph::generationRefusal(lm, state, state.length() + stop.max_tokens).empty()) {
-    own_graph =
-        std::make_unique<DecodeGraph>(lm, state, std::min<std::int64_t>(stop.max_tokens, 4096));
+    own_graph = std::make_unique<DecodeGraph>(
+        lm, state, std::min<std::int64_t>(stop.max_tokens, 4096), bool(hooks.on_step));
     graph = own_graph.get();
   }
 
+  const std::int64_t replays_before = graph ? graph->replays() : 0;
   if (stop.max_tokens > 0 && lookaheadRefusal(lm, sampler, hooks).empty()) {
     decodeAhead(lm, state, logits, stop, never_sampled, graph, hooks, transcript, out);
-    // The last queued step (and a token's choice no one will read) may still run: a graph that
-    // goes out of scope must not be destroyed under it.
+  } else {
+    decodeOneByOne(lm, state, logits, sampler, stop, never_sampled, graph, hooks, transcript, out);
+  }
+  // The last queued step (and in decodeAhead a token's choice no one will read) may still run: a
+  // graph that goes out of scope must not be destroyed under it.
+  if (graph) {
     compat::synchronizeCurrentStream(lm.device());
-    return out;
+    out.replayed_steps = graph->replays() - replays_before;
   }
-
-  for (std::int64_t index = 0; index < stop.max_tokens; ++index) {
-    if (hooks.cancelled && hooks.cancelled()) {
-      out.stop = StopReason::Cancelled;
-      return out;
-    }
-    const std::int64_t id = sampler.sample(withoutUndecodable(logits, never_sampled));
-    const auto verdict = transcript.add(index, id, tokenLogProb(logits, id));
-    if (verdict == Transcript::Verdict::Eos) return out;
-    // Feed the token so that the state holds everything generated (and the probe sees it).
-    ForwardCapture capture;
-    FastWeightLosses losses;
-    RoutingTrace routing;
-    if (hooks.on_step) capture.query_positions = {state.length()};
-    const std::int64_t position = state.length();
-    logits = graph ? graph->step(id)
-                   : decodeStep(lm, state, id, hooks.on_step ? &capture : nullptr,
-                                hooks.on_fast_weight_losses ? &losses : nullptr,
-                                hooks.on_routing ? &routing : nullptr);
-    if (hooks.on_step) hooks.on_step(position, capture);
-    if (hooks.on_fast_weight_losses) hooks.on_fast_weight_losses(losses);
-    if (hooks.on_routing) hooks.on_routing(routing);
-    if (verdict == Transcript::Verdict::StopString) {
-      out.logits = logits;
-      return out;
-    }
-  }
-  transcript.reachedMaxTokens();
-  out.logits = logits;
   return out;
 }
 

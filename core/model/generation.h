@@ -49,6 +49,7 @@ struct Generation {
   torch::Tensor logits;
   // Each step was queued before the host read the token it feeds (lookaheadRefusal()).
   bool queued_ahead = false;
+  std::int64_t replayed_steps = 0;  // steps replayed from a captured CUDA graph (decode_graph.h)
   double logprobSum() const;
 };
 
@@ -56,7 +57,8 @@ struct DecodeHooks {
   std::function<void(const GeneratedToken&)> on_token;
   std::function<bool()> cancelled;
   // When set, every decode step captures the fed token's query (and its log-sum-exp) and this is
-  // called with it: the probes of thinking tokens (SPEC §1, Prop. 2.4).
+  // called with it: the probes of thinking tokens (SPEC §1, Prop. 2.4). Its tensors may be a
+  // replayed graph's (decode_graph.h), valid until the next step.
   std::function<void(std::int64_t position, const ForwardCapture&)> on_step;
   // When set, every decode step records the TTT layers' fast-weight losses of the fed token and
   // this is called with them.

@@ -221,7 +221,7 @@ TEST_CASE("bench decode gives bytes per token and the fraction of --peak-gbps", 
     // queued ahead of the host's reads (generation.h).
     CHECK(row["decode_path"] == "eager: the model is not on CUDA; next step queued ahead");
     CHECK(row["decode_queued_ahead"] == true);
-    CHECK(row["decode_graph_replays"] == 0);
+    CHECK(row["decode_replayed_steps"] == 0);
   }
   const auto human = runCli("bench decode --model '" + model.path() +
                             "' --tokens 40 --decode-tokens 2 --peak-gbps 10");

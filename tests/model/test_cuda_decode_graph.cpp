@@ -22,6 +22,7 @@
 #include "core/model/host_readback.h"
 #include "core/model/inference.h"
 #include "core/model/model_state.h"
+#include "core/probe/attention_probe.h"
 #include "model_test_helpers.h"
 #include "support/scoped_environment.h"
 
@@ -286,7 +287,7 @@ TEST_CASE("generate on CUDA queues each step ahead and gives the one-step loop's
   }
 }
 
-TEST_CASE("a graph given to generate is replayed, and refused with per-step hooks",
+TEST_CASE("a graph given to generate is replayed, and refused for on_step without captured queries",
           "[model][decode-graph-gpu][.gpu]") {
   REQUIRE(compat::cudaAvailable());
   const auto loaded = decodeGraphModel("bf16");
@@ -309,7 +310,7 @@ TEST_CASE("a graph given to generate is replayed, and refused with per-step hook
   model::DecodeHooks probed;
   probed.on_step = [](std::int64_t, const model::ForwardCapture&) {};
   CHECK_THROWS_WITH(model::generate(lm, state, logits, greedy, stop, nullptr, probed, plan),
-                    Catch::Contains("plan.graph"));
+                    Catch::Contains("capture_queries"));
   CHECK(state.length() == 64 + 9);
 }
 
@@ -328,5 +329,87 @@ TEST_CASE("a host readback on CUDA waits for the work queued before its copy",
     CHECK(values[0] == expected);
     CHECK(values[1] == expected * 2);
     CHECK(later.defined());
+  }
+}
+
+TEST_CASE("decode steps replayed from a graph capture each step's query as eager steps do",
+          "[model][decode-graph-gpu][.gpu]") {
+  REQUIRE(compat::cudaAvailable());
+  for (const std::string dtype : {"f32", "bf16"}) {
+    INFO(dtype);
+    const auto loaded = decodeGraphModel(dtype);
+    model::CausalLMImpl& lm = *loaded->lm;
+    torch::NoGradGuard no_grad;
+    model::ModelState base(lm.numLayers());
+    model::prefill(lm, base, model_test::countingIds(150, 11));
+    model::ModelState eager = base.copy(), graphed = base.copy();
+    // Room for 8: 20 steps grow it once, a second capture with its own tensors.
+    model::DecodeGraph graph(lm, graphed, 8, /*capture_queries=*/true);
+    REQUIRE(graph.capturesQueries());
+    const double tolerance = dtype == "f32" ? 1e-5 : 2e-2;
+    double worst_q = 0, worst_lse = 0;
+    for (int i = 0; i < 20; ++i) {
+      const std::int64_t token = (i * 7 + 3) % 96;
+      const std::int64_t position = eager.length();
+      model::ForwardCapture expected;
+      expected.query_positions = {position};
+      model::decodeStep(lm, eager, token, &expected);
+      graph.step(token);
+      const model::ForwardCapture& got = graph.capture();
+      for (int layer = 0; layer < lm.numLayers(); ++layer) {
+        const auto index = static_cast<std::size_t>(layer);
+        CHECK(got.layers.at(index).q_positions == std::vector<std::int64_t>{position});
+        CHECK(expected.layers.at(index).q_positions == std::vector<std::int64_t>{position});
+        CHECK(got.queries(layer).sizes() == expected.queries(layer).sizes());
+        CHECK(got.queryLse(layer).sizes() == expected.queryLse(layer).sizes());
+        worst_q =
+            std::max(worst_q, decodeRelativeError(got.queries(layer), expected.queries(layer)));
+        worst_lse =
+            std::max(worst_lse, decodeRelativeError(got.queryLse(layer), expected.queryLse(layer)));
+      }
+    }
+    CHECK(graph.captureFailure().empty());
+    CHECK(graph.captures() == 2);
+    CHECK(graph.replays() == 20 - 1);
+    CHECK(worst_q < tolerance);
+    CHECK(worst_lse < tolerance);
+  }
+}
+
+TEST_CASE("generate on CUDA probes each step on replayed steps as op by op",
+          "[model][decode-graph-gpu][.gpu]") {
+  REQUIRE(compat::cudaAvailable());
+  const auto loaded = decodeGraphModel("f32");
+  model::CausalLMImpl& lm = *loaded->lm;
+  const auto prompt = model_test::countingIds(200, 13);
+  const std::vector<Span> targets{{60, 76}};
+  const auto run = [&](bool graph) {
+    std::optional<test::ScopedEnvironment> off;
+    if (!graph) off.emplace("STUDIO_DECODE_GRAPH", "off");
+    torch::NoGradGuard no_grad;
+    model::ModelState state(lm.numLayers());
+    const auto logits = model::prefill(lm, state, prompt);
+    model::Sampler greedy(model::SamplingParams{});
+    model::StopCriteria stop;
+    stop.max_tokens = 16;
+    std::vector<double> masses;
+    std::vector<std::int64_t> positions;
+    model::DecodeHooks hooks;
+    hooks.on_step = [&](std::int64_t position, const model::ForwardCapture& capture) {
+      positions.push_back(position);
+      masses.push_back(probe::measureCapture(lm, state, capture, targets).mean_mass);
+    };
+    const auto out = model::generate(lm, state, logits, greedy, stop, nullptr, hooks);
+    CHECK_FALSE(out.queued_ahead);  // per-step hooks: one step at a time
+    CHECK(out.replayed_steps == (graph ? 16 - 1 : 0));
+    return std::make_tuple(out.ids, positions, masses);
+  };
+  const auto [graph_ids, graph_positions, graph_masses] = run(true);
+  const auto [eager_ids, eager_positions, eager_masses] = run(false);
+  CHECK(graph_ids == eager_ids);
+  CHECK(graph_positions == eager_positions);
+  REQUIRE(graph_masses.size() == eager_masses.size());
+  for (std::size_t i = 0; i < graph_masses.size(); ++i) {
+    CHECK(std::abs(graph_masses[i] - eager_masses[i]) < 1e-5);
   }
 }
