@@ -37,6 +37,7 @@ struct SpeedOptions {
   std::vector<std::int64_t> tokens{2048};
   std::int64_t decode_tokens = 32;
   std::string decode_path = "auto";  // auto, graph or eager (decode_graph.h)
+  bool probe_steps = false;          // probe every decode step, as thinking runs do
   std::int64_t chunk = 0;  // tokens per prefill forward; 0: the engine's default for the device
   std::vector<std::int64_t> lengths{4096, 16384};
   double peak_tflops = 0;  // the card's dense bf16 peak; 0: unknown
@@ -241,9 +242,19 @@ void benchPrefill(const SpeedOptions& options, bool decode) {
       // Two untimed steps first: the first runs op by op (its kernels differ from the prefill's),
       // the second captures the graph. The timed steps are generate()'s greedy decoding, each step
       // queued before the host reads its token where lookaheadRefusal() allows.
+      // --probe-steps: every step's query probed against 16 target keys a third of the way in, as
+      // a thinking run's steps are (method_steps.cpp).
+      const std::vector<Span> targets{{T / 3, std::min(T, T / 3 + 16)}};
+      model::DecodeHooks hooks;
+      if (options.probe_steps) {
+        hooks.on_step = [&](std::int64_t, const model::ForwardCapture& capture) {
+          probe::measureCapture(lm, cache, capture, targets);
+        };
+      }
       std::unique_ptr<model::DecodeGraph> graph;
       if (graph_refusal.empty()) {
-        graph = std::make_unique<model::DecodeGraph>(lm, cache, options.decode_tokens + 2);
+        graph = std::make_unique<model::DecodeGraph>(lm, cache, options.decode_tokens + 2,
+                                                     options.probe_steps);
       }
       model::DecodePlan plan;
       plan.graph = graph.get();
@@ -254,7 +265,7 @@ void benchPrefill(const SpeedOptions& options, bool decode) {
         model::StopCriteria stop;
         stop.max_tokens = tokens;
         const model::Generation out =
-            model::generate(lm, cache, logits, greedy, stop, nullptr, {}, plan);
+            model::generate(lm, cache, logits, greedy, stop, nullptr, hooks, plan);
         logits = out.logits;
         replayed = out.replayed_steps;
       };
@@ -265,7 +276,7 @@ void benchPrefill(const SpeedOptions& options, bool decode) {
         RECORD_USER_SCOPE("bench.decode");
         decode(n);
       });
-      const std::string lookahead = model::lookaheadRefusal(lm, greedy, {});
+      const std::string lookahead = model::lookaheadRefusal(lm, greedy, hooks);
       const std::string path =
           (graph && graph->captureFailure().empty()
                ? "cuda graph"
@@ -288,6 +299,7 @@ void benchPrefill(const SpeedOptions& options, bool decode) {
       row.update({{"decode_path", path},
                   {"decode_queued_ahead", lookahead.empty()},
                   {"decode_replayed_steps", replayed},
+                  {"decode_probed", options.probe_steps},
                   {"decode_tokens", n},
                   {"decode_seconds", seconds},
                   {"decode_tokens_per_s", tokens_per_s},
@@ -455,6 +467,9 @@ void addSpeedCommands(CLI::App& app, int& exit_code) {
                      "decode_path says which ran")
       ->check(CLI::IsMember({"auto", "graph", "eager"}))
       ->capture_default_str();
+  decode->add_flag("--probe-steps", options->probe_steps,
+                   "Probe every decode step's query (target mass, margins) against 16 target keys "
+                   "a third of the way in, as thinking runs do; the timings include the probes");
   setCommandAction(prefill, exit_code, [options] { benchPrefill(*options, false); });
   setCommandAction(decode, exit_code, [options] { benchPrefill(*options, true); });
   auto* probe = bench.add_subcommand(

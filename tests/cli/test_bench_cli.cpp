@@ -246,6 +246,15 @@ TEST_CASE("bench decode gives bytes per token and the fraction of --peak-gbps", 
           "eager: the model is not on CUDA; one step at a time: STUDIO_DECODE_LOOKAHEAD=off");
     CHECK(row["decode_queued_ahead"] == false);
   }
+  // Every step probed, as a thinking run's: one step at a time, and said so.
+  const auto probed = runCli("bench decode --model '" + model.path() +
+                             "' --tokens 40 --decode-tokens 3 --probe-steps --json");
+  REQUIRE(probed.exit_code == 0);
+  const json probed_row = jsonLines(probed.out).at(0);
+  CHECK(probed_row["decode_probed"] == true);
+  CHECK(probed_row["decode_queued_ahead"] == false);
+  CHECK(probed_row["decode_path"].get<std::string>().find("per-step hooks") != std::string::npos);
+  CHECK(probed_row["decode_tokens_per_s"].get<double>() > 0);
   const auto bad = runCli("bench decode --model '" + model.path() + "' --decode-path fast");
   CHECK(bad.exit_code != 0);
   CHECK(bad.err.find("--decode-path") != std::string::npos);
