@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 
 #include "core/common/error.h"
 #include "core/common/torch_compat.h"
@@ -98,6 +99,26 @@ class Transcript {
   std::unique_ptr<tokenizer::StreamDecoder> m_decoder;
   std::vector<std::string> m_stop_strings;
   std::size_t m_longest_stop = 0;
+};
+
+// Waits, when generate() leaves (returning or throwing), for the work it queued on its stream:
+// the last step (and in decodeAhead a token's choice no one will read) may still run, and a graph
+// that goes out of scope must not be destroyed under it.
+class QueuedWorkDrain {
+ public:
+  explicit QueuedWorkDrain(const torch::Device& device) : m_device(device) {}
+  ~QueuedWorkDrain() {
+    try {
+      compat::synchronizeCurrentStream(m_device);
+    } catch (...) {
+      // A destructor must not throw; a device error comes back at the next call on it.
+    }
+  }
+  QueuedWorkDrain(const QueuedWorkDrain&) = delete;
+  QueuedWorkDrain& operator=(const QueuedWorkDrain&) = delete;
+
+ private:
+  torch::Device m_device;
 };
 
 bool hasPerStepHooks(const DecodeHooks& hooks) {
@@ -275,6 +296,8 @@ Generation generate(CausalLMImpl& lm, ModelState& state, torch::Tensor logits, S
         lm, state, std::min<std::int64_t>(stop.max_tokens, 4096), bool(hooks.on_step));
     graph = own_graph.get();
   }
+  std::optional<QueuedWorkDrain> drain;  // destroyed before own_graph
+  if (graph) drain.emplace(lm.device());
 
   const std::int64_t replays_before = graph ? graph->replays() : 0;
   if (stop.max_tokens > 0 && lookaheadRefusal(lm, sampler, hooks).empty()) {
@@ -282,12 +305,7 @@ Generation generate(CausalLMImpl& lm, ModelState& state, torch::Tensor logits, S
   } else {
     decodeOneByOne(lm, state, logits, sampler, stop, never_sampled, graph, hooks, transcript, out);
   }
-  // The last queued step (and in decodeAhead a token's choice no one will read) may still run: a
-  // graph that goes out of scope must not be destroyed under it.
-  if (graph) {
-    compat::synchronizeCurrentStream(lm.device());
-    out.replayed_steps = graph->replays() - replays_before;
-  }
+  if (graph) out.replayed_steps = graph->replays() - replays_before;
   return out;
 }
 
