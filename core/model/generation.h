@@ -72,8 +72,9 @@ class DecodeGraph;
 
 // How generate() takes its decode steps; by default as the model and the device allow.
 struct DecodePlan {
-  // Replay this graph, made over generate()'s state, instead of one generate() makes where a
-  // graph applies and pays: a bench keeps one across calls so that its capture is not timed.
+  // Replay this graph, made over generate()'s state (with capture_queries where on_step is set),
+  // instead of one generate() makes where a graph applies and pays: a bench keeps one across
+  // calls so that its capture is not timed.
   DecodeGraph* graph = nullptr;
   bool op_by_op = false;  // no graph: every step runs decodeStep
 };
