@@ -129,6 +129,22 @@ std::shared_ptr<model::LoadedModel> decodeGraphModel(const std::string& dtype) {
   return model::buildModel(config, model::randomTensors(config, 11), options);
 }
 
+// decodeGraphModel(dtype) and a state that has read countingIds(tokens, stride), with the logits
+// predicting the next token.
+struct Prefilled {
+  std::shared_ptr<model::LoadedModel> loaded;
+  model::ModelState state{0};
+  torch::Tensor logits;  // [vocab]
+};
+
+Prefilled prefilledGraphModel(const std::string& dtype, std::int64_t tokens, std::int64_t stride) {
+  Prefilled p;
+  p.loaded = decodeGraphModel(dtype);
+  p.state = model::ModelState(p.loaded->lm->numLayers());
+  p.logits = model::prefill(*p.loaded->lm, p.state, model_test::countingIds(tokens, stride));
+  return p;
+}
+
 }  // namespace
 
 TEST_CASE("decode steps replayed from a CUDA graph equal eager decode steps", "[model][decode-graph-gpu][.gpu]") {
@@ -203,13 +219,10 @@ TEST_CASE("generate on CUDA gives the same greedy tokens with and without the gr
 TEST_CASE("decode steps with the fused projections equal those without, eager and replayed",
           "[model][decode-graph-gpu][.gpu]") {
   REQUIRE(compat::cudaAvailable());
-  const auto loaded = decodeGraphModel("bf16");
-  model::CausalLMImpl& lm = *loaded->lm;
   torch::NoGradGuard no_grad;
-  const auto prompt = model_test::countingIds(200, 29);
-  model::ModelState base(lm.numLayers());
-  model::prefill(lm, base, prompt);
-  model::ModelState separate = base.copy(), fused = base.copy(), graphed = base.copy();
+  Prefilled p = prefilledGraphModel("bf16", 200, 29);
+  model::CausalLMImpl& lm = *p.loaded->lm;
+  model::ModelState separate = p.state.copy(), fused = p.state.copy(), graphed = p.state.copy();
   model::DecodeGraph graph(lm, graphed, 16);
   double worst_fused = 0, worst_graph = 0;
   for (int i = 0; i < 12; ++i) {
@@ -290,12 +303,11 @@ TEST_CASE("generate on CUDA queues each step ahead and gives the one-step loop's
 TEST_CASE("a graph given to generate is replayed, and refused for on_step without captured queries",
           "[model][decode-graph-gpu][.gpu]") {
   REQUIRE(compat::cudaAvailable());
-  const auto loaded = decodeGraphModel("bf16");
-  model::CausalLMImpl& lm = *loaded->lm;
   torch::NoGradGuard no_grad;
-  const auto prompt = model_test::countingIds(64, 5);
-  model::ModelState state(lm.numLayers());
-  auto logits = model::prefill(lm, state, prompt);
+  Prefilled p = prefilledGraphModel("bf16", 64, 5);
+  model::CausalLMImpl& lm = *p.loaded->lm;
+  model::ModelState& state = p.state;
+  torch::Tensor logits = p.logits;
   model::DecodeGraph graph(lm, state, 32);
   model::DecodePlan plan;
   plan.graph = &graph;
@@ -337,12 +349,10 @@ TEST_CASE("decode steps replayed from a graph capture each step's query as eager
   REQUIRE(compat::cudaAvailable());
   for (const std::string dtype : {"f32", "bf16"}) {
     INFO(dtype);
-    const auto loaded = decodeGraphModel(dtype);
-    model::CausalLMImpl& lm = *loaded->lm;
     torch::NoGradGuard no_grad;
-    model::ModelState base(lm.numLayers());
-    model::prefill(lm, base, model_test::countingIds(150, 11));
-    model::ModelState eager = base.copy(), graphed = base.copy();
+    Prefilled p = prefilledGraphModel(dtype, 150, 11);
+    model::CausalLMImpl& lm = *p.loaded->lm;
+    model::ModelState eager = p.state.copy(), graphed = p.state.copy();
     // Room for 8: 20 steps grow it once, a second capture with its own tensors.
     model::DecodeGraph graph(lm, graphed, 8, /*capture_queries=*/true);
     REQUIRE(graph.capturesQueries());
