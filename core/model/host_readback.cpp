@@ -14,7 +14,7 @@ namespace studio::model {
 struct HostReadback::Impl {
   torch::Device device{torch::kCPU};
   torch::Tensor host;    // [count] float64, pinned on CUDA
-  bool pending = false;  // a copy was queued and not read yet
+  bool copied_once = false;  // copy() has run: read() has values to give
 #if defined(STUDIO_HAVE_CUDA_KERNELS)
   std::optional<at::cuda::CUDAEvent> copied;
 #endif
@@ -40,21 +40,22 @@ void HostReadback::copy(const torch::Tensor& values) {
   }
 #if defined(STUDIO_HAVE_CUDA_KERNELS)
   if (s.device.is_cuda()) {
-    // libtorch's caching host allocator keeps the pinned block alive until the copy is done.
+    // Should this readback be destroyed first, libtorch's caching host allocator keeps the
+    // pinned block until the copy is done.
     s.host.copy_(values, /*non_blocking=*/true);
     s.copied.emplace();
     s.copied->record(c10::cuda::getCurrentCUDAStream(values.device().index()));
-    s.pending = true;
+    s.copied_once = true;
     return;
   }
 #endif
   s.host.copy_(values);  // waits on a CUDA build without the kernels: no overlap, same numbers
-  s.pending = true;
+  s.copied_once = true;
 }
 
 const double* HostReadback::read() {
   Impl& s = *m_impl;
-  if (!s.pending) throwError(ErrorKind::Internal, "", "host readback", "read() before copy()");
+  if (!s.copied_once) throwError(ErrorKind::Internal, "", "host readback", "read() before copy()");
 #if defined(STUDIO_HAVE_CUDA_KERNELS)
   if (s.copied) {
     s.copied->synchronize();
