@@ -27,21 +27,26 @@ torch::ScalarType attentionDtype(const Tensor& q, const Tensor& k, const Tensor&
 
 #endif
 
-bool flashApplies(const Tensor& q, const Tensor& k, const Tensor& v,
-                  std::optional<std::int64_t> run_start) {
+// Flash's own conditions on the tensors: CUDA, computed in bf16 or f16, a head size it has
+// kernels for, whole query groups; not STUDIO_ATTENTION=chunked.
+bool flashTakes(const Tensor& q, const Tensor& k, const Tensor& v) {
 #if STUDIO_FLASH_ATTENTION && STUDIO_TORCH_AT_LEAST(2, 1)
-  if (attentionChosen("chunked") || !run_start || !q.is_cuda() || q.dim() != 4 || k.dim() != 4) {
-    return false;
-  }
+  if (attentionChosen("chunked") || !q.is_cuda() || q.dim() != 4 || k.dim() != 4) return false;
   const auto dtype = attentionDtype(q, k, v);
   const auto D = q.size(3);
   return (dtype == torch::kBFloat16 || dtype == torch::kFloat16) && D % 8 == 0 && D <= 256 &&
-         v.size(3) == D && q.size(1) % k.size(1) == 0 && *run_start >= 0 &&
-         *run_start + q.size(2) <= k.size(2);
+         v.size(3) == D && q.size(1) % k.size(1) == 0;
 #else
-  (void)q, (void)k, (void)v, (void)run_start;
+  (void)q, (void)k, (void)v;
   return false;
 #endif
+}
+
+// flashTakes, for queries at run_start, run_start + 1, … within the keys.
+bool flashApplies(const Tensor& q, const Tensor& k, const Tensor& v,
+                  std::optional<std::int64_t> run_start) {
+  return flashTakes(q, k, v) && run_start && *run_start >= 0 &&
+         *run_start + q.size(2) <= k.size(2);
 }
 
 // The dQ-only kernel is opt-in (STUDIO_SPAN_BACKWARD=kernel). On an H200 it takes 0.59 ms of
@@ -50,7 +55,7 @@ bool flashApplies(const Tensor& q, const Tensor& k, const Tensor& v,
 // padding, δ and partial sums added about 13 kernels a layer (a trace's 4,023 a step against 3,659
 // in an earlier one with flash's backward; docs/gpu.md). Since then, not yet measured: the
 // padding is skipped for whole 16-row tiles, the kernel takes δ itself, and one pass adds, scales
-// and casts the partial sums (5 kernels a layer fewer); in a step replayed from a CUDA graph
+// and casts the partial sums (5 kernels a layer fewer, counted from the code); in a step replayed from a CUDA graph
 // (STUDIO_QTTT_GRAPH=on) the launches no longer cost the host anything.
 bool spanKernelChosen() { return environmentSwitch("STUDIO_SPAN_BACKWARD", "kernel"); }
 
@@ -169,17 +174,10 @@ class SpanAttentionFunction : public torch::autograd::Function<SpanAttentionFunc
 #endif
 
 // Whether fusedSpanAttention's flash call takes these tensors: flash's own conditions, one
-// sequence.
+// sequence, a libtorch with the variable-length call.
 bool spanBoundsApply(const Tensor& q, const Tensor& k, const Tensor& v) {
-#if STUDIO_FLASH_ATTENTION && STUDIO_TORCH_AT_LEAST(2, 6)
-  if (attentionChosen("chunked") || !q.is_cuda() || q.dim() != 4 || k.dim() != 4 ||
-      q.size(0) != 1 || k.size(0) != 1) {
-    return false;
-  }
-  const auto dtype = attentionDtype(q, k, v);
-  const auto D = q.size(3);
-  return (dtype == torch::kBFloat16 || dtype == torch::kFloat16) && D % 8 == 0 && D <= 256 &&
-         v.size(3) == D && q.size(1) % k.size(1) == 0;
+#if STUDIO_TORCH_AT_LEAST(2, 6)
+  return flashTakes(q, k, v) && q.size(0) == 1 && k.size(0) == 1;
 #else
   (void)q, (void)k, (void)v;
   return false;
