@@ -135,11 +135,7 @@ Tensor CausalLMImpl::forward(const Tensor& ids, ForwardContext& context) {
     const std::int64_t last = context.position_run_start
                                   ? *context.position_run_start + context.positions.numel() - 1
                                   : context.positions.max().item<std::int64_t>();
-    if (context.state->length() <= last) {
-      throwArgument("positions", "a frozen forward reads keys up to position " +
-                                     std::to_string(last) + " but the state holds " +
-                                     std::to_string(context.state->length()));
-    }
+    context.state->checkReaches(last);
   }
   context.positions = context.positions.to(m_options.device());
   if (context.capture && context.capture->layers.size() < static_cast<std::size_t>(numLayers())) {

@@ -42,6 +42,14 @@ void ConvHistory::dropLast(std::int64_t n) {
 ModelState::ModelState(int num_layers)
     : m_kv(num_layers), m_layers(static_cast<std::size_t>(num_layers)) {}
 
+void ModelState::checkReaches(std::int64_t last_position) const {
+  if (m_length <= last_position) {
+    throwArgument("positions", "a frozen forward reads keys up to position " +
+                                   std::to_string(last_position) + " but the state holds " +
+                                   std::to_string(m_length));
+  }
+}
+
 std::int64_t ModelState::earliestTruncation() const {
   std::int64_t earliest = 0;
   for (const LayerState& layer : m_layers) {

@@ -65,6 +65,10 @@ class ModelState {
 
   void reserve(std::int64_t total) { m_kv.reserve(total); }
 
+  // What a frozen forward whose last query sits at `last_position` needs: the keys up to it.
+  // Throws studio::Error (Argument, naming `positions`) where the state holds fewer.
+  void checkReaches(std::int64_t last_position) const;
+
   // The shortest length truncate() can restore: any for attention (keys and values of every
   // position are kept); for TTT layers the start of their open mini-batch (fast weights are not
   // kept per token: fork before to come back further); for SR-TTT layers the later of the starts

@@ -156,11 +156,7 @@ SpanStepStats QueryAdapter::stepFromDevice(model::ModelState& state,
                                            std::int64_t start, std::int64_t k) {
   checkSpan(ids, start, k);
   // The forward cannot check the positions it reads on the device: they are checked here.
-  if (state.length() < start + k) {
-    throwArgument("positions", "a frozen forward reads keys up to position " +
-                                   std::to_string(start + k - 1) + " but the state holds " +
-                                   std::to_string(state.length()));
-  }
+  state.checkReaches(start + k - 1);
   if (!m_device_step || m_device_step->k != k ||
       m_device_step->cache_layout != state.kv().layout()) {
     m_device_step = std::make_unique<DeviceStep>(m_lm.device(), state, k);
