@@ -40,12 +40,13 @@ torch::Tensor prefill(CausalLMImpl& lm, ModelState& state, const std::vector<std
   return lm.logits(last_hidden)[0];
 }
 
-torch::Tensor decodeStep(CausalLMImpl& lm, ModelState& state, std::int64_t token,
-                         ForwardCapture* capture, FastWeightLosses* fast_weight_losses,
-                         RoutingTrace* routing) {
-  if (token < 0 || token >= lm.config().vocab_size) {
-    throwArgument("token", std::to_string(token) + " is outside the vocabulary");
-  }
+namespace {
+
+// One token `id` [1, 1] int64 read at the state's next position: the logits [vocab] after it.
+torch::Tensor stepOne(CausalLMImpl& lm, ModelState& state, const torch::Tensor& id,
+                      ForwardCapture* capture = nullptr,
+                      FastWeightLosses* fast_weight_losses = nullptr,
+                      RoutingTrace* routing = nullptr) {
   torch::NoGradGuard no_grad;
   ForwardContext context;
   context.mode = AttentionMode::Extend;
@@ -53,20 +54,27 @@ torch::Tensor decodeStep(CausalLMImpl& lm, ModelState& state, std::int64_t token
   context.capture = capture;
   context.fast_weight_losses = fast_weight_losses;
   context.routing = routing;
-  auto hidden = lm.forward(torch::tensor({token}, torch::kInt64).unsqueeze(0), context);
+  auto hidden = lm.forward(id, context);  // [1, 1, hidden]
   return lm.logits(hidden[0][0]);
+}
+
+}  // namespace
+
+torch::Tensor decodeStep(CausalLMImpl& lm, ModelState& state, std::int64_t token,
+                         ForwardCapture* capture, FastWeightLosses* fast_weight_losses,
+                         RoutingTrace* routing) {
+  if (token < 0 || token >= lm.config().vocab_size) {
+    throwArgument("token", std::to_string(token) + " is outside the vocabulary");
+  }
+  return stepOne(lm, state, torch::tensor({token}, torch::kInt64).unsqueeze(0), capture,
+                 fast_weight_losses, routing);
 }
 
 torch::Tensor decodeStep(CausalLMImpl& lm, ModelState& state, const torch::Tensor& token) {
   if (token.scalar_type() != torch::kInt64 || token.numel() != 1) {
     throwArgument("token", "expected one int64 id");
   }
-  torch::NoGradGuard no_grad;
-  ForwardContext context;
-  context.mode = AttentionMode::Extend;
-  context.state = &state;
-  auto hidden = lm.forward(token.reshape({1, 1}).to(lm.device()), context);  // [1, 1, hidden]
-  return lm.logits(hidden[0][0]);
+  return stepOne(lm, state, token.reshape({1, 1}).to(lm.device()));
 }
 
 }  // namespace studio::model
