@@ -14,6 +14,7 @@
 #include "core/task/seeded_rng.h"
 #include "plugins/method_qttt/query_adapter.h"
 #include "support/scoped_environment.h"
+#include "support/tiny_model_folder.h"
 
 using namespace studio;
 
@@ -31,15 +32,14 @@ double updateRelativeError(const torch::Tensor& a, const torch::Tensor& b,
 TEST_CASE("qTTT steps replayed from a CUDA graph make the updates of steps run op by op",
           "[methods][qttt][.gpu]") {
   REQUIRE(compat::cudaAvailable());
-  // Heads of 32: the dQ kernel's smallest (the tiny test models' heads of 8 are below it).
-  const auto config = model::ModelConfig::fromJson(
-      {{"model_type", "qwen3"},          {"vocab_size", 128},
-       {"hidden_size", 128},             {"intermediate_size", 256},
-       {"num_hidden_layers", 2},         {"num_attention_heads", 4},
-       {"num_key_value_heads", 2},       {"head_dim", 32},
-       {"rms_norm_eps", 1e-6},           {"rope_theta", 10000.0},
-       {"max_position_embeddings", 8192}, {"tie_word_embeddings", true},
-       {"torch_dtype", "bfloat16"},      {"eos_token_id", 127}});
+  // The tiny test model's shape with heads of 32: the dQ kernel's smallest (its heads of 8 are
+  // below it).
+  nlohmann::json json = test::TinyModelFolder("qttt-graph-gpu").config().toJson();
+  json["hidden_size"] = 128;
+  json["intermediate_size"] = 256;
+  json["head_dim"] = 32;
+  json["torch_dtype"] = "bfloat16";
+  const auto config = model::ModelConfig::fromJson(json);
   model::LoadOptions load;
   load.device = "cuda";
   load.dtype = "bf16";
