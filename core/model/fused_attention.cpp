@@ -45,8 +45,7 @@ bool flashTakes(const Tensor& q, const Tensor& k, const Tensor& v) {
 // flashTakes, for queries at run_start, run_start + 1, … within the keys.
 bool flashApplies(const Tensor& q, const Tensor& k, const Tensor& v,
                   std::optional<std::int64_t> run_start) {
-  return flashTakes(q, k, v) && run_start && *run_start >= 0 &&
-         *run_start + q.size(2) <= k.size(2);
+  return flashTakes(q, k, v) && run_start && *run_start >= 0 && *run_start + q.size(2) <= k.size(2);
 }
 
 // The dQ-only kernel is opt-in (STUDIO_SPAN_BACKWARD=kernel). On an H200 it takes 0.59 ms of
@@ -55,8 +54,8 @@ bool flashApplies(const Tensor& q, const Tensor& k, const Tensor& v,
 // padding, δ and partial sums added about 13 kernels a layer (a trace's 4,023 a step against 3,659
 // in an earlier one with flash's backward; docs/gpu.md). Since then, not yet measured: the
 // padding is skipped for whole 16-row tiles, the kernel takes δ itself, and one pass adds, scales
-// and casts the partial sums (5 kernels a layer fewer, counted from the code); in a step replayed from a CUDA graph
-// (STUDIO_QTTT_GRAPH=on) the launches no longer cost the host anything.
+// and casts the partial sums (5 kernels a layer fewer, counted from the code); in a step replayed
+// from a CUDA graph (STUDIO_QTTT_GRAPH=on) the launches no longer cost the host anything.
 bool spanKernelChosen() { return environmentSwitch("STUDIO_SPAN_BACKWARD", "kernel"); }
 
 // cuDNN's fused attention for forward-only prefill chunks: at least kCudnnQueryBucket queries

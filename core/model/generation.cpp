@@ -129,9 +129,9 @@ bool hasPerStepHooks(const DecodeHooks& hooks) {
 // tokenLogProb choose and score it: the id [1] int64 is returned, and {id, log p(id)} [2]
 // float64 is queued for the host in `readback`.
 Tensor chooseGreedy(const Tensor& logits, const Tensor& never_sampled, HostReadback& readback) {
-  const Tensor row = logits.reshape({-1}).to(torch::kFloat32);             // [vocab]
+  const Tensor row = logits.reshape({-1}).to(torch::kFloat32);                     // [vocab]
   const Tensor id = withoutUndecodable(row, never_sampled).argmax().reshape({1});  // [1] int64
-  const Tensor logprob = torch::log_softmax(row, 0).index_select(0, id);  // [1]
+  const Tensor logprob = torch::log_softmax(row, 0).index_select(0, id);           // [1]
   readback.copy(torch::cat({id.to(torch::kFloat64), logprob.to(torch::kFloat64)}));
   return id;
 }
