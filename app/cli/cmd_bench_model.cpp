@@ -279,7 +279,7 @@ void benchPrefill(const SpeedOptions& options, bool decode) {
       const std::string lookahead = model::lookaheadRefusal(lm, greedy, hooks);
       const std::string path =
           (graph && graph->captureFailure().empty()
-               ? "cuda graph"
+               ? std::string("cuda graph, attention: ") + graph->attentionPath()
                : "eager: " + (graph ? graph->captureFailure() : graph_refusal)) +
           (lookahead.empty() ? "; next step queued ahead" : "; one step at a time: " + lookahead);
       // Step i (0-based) appends one token and attends over start_length + i + 1 keys: the KV

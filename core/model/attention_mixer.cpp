@@ -174,8 +174,14 @@ Tensor AttentionMixerImpl::forwardInPlace(const Tensor& x, const Tensor& q, cons
   segments.back().first.index_copy_(2, row, k.to(segments.back().first.scalar_type()));
   segments.back().second.index_copy_(2, row, v.to(segments.back().second.scalar_type()));
   // In the cache's dtype (qTTT's float32 W_Q gives float32 queries over a bf16 cache).
-  const AttentionOutput attention = decodeAttention(q.to(segments.back().first.scalar_type()),
-                                                    segments, context.key_count, m_rule.scale);
+  const Tensor q_cache = q.to(segments.back().first.scalar_type());  // [B, Hq, 1, D]
+  std::optional<AttentionOutput> fused;
+  if (segments.size() == 1 && context.span_key_bounds.defined()) {
+    fused = fusedSpanAttention(q_cache, segments[0].first, segments[0].second, context.positions,
+                               context.span_query_bounds, context.span_key_bounds, m_rule);
+  }
+  const AttentionOutput attention =
+      fused ? *fused : decodeAttention(q_cache, segments, context.key_count, m_rule.scale);
   record(context, layer, q, attention.lse);
   return o_proj->forward(attention.out.transpose(1, 2).reshape({B, 1, m_heads * m_head_dim}));
 }

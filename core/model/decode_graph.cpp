@@ -3,6 +3,7 @@
 #include "core/common/error.h"
 #include "core/model/captured_step.h"
 #include "core/model/decode_attention.h"
+#include "core/model/fused_attention.h"
 #include "core/model/kernel_switches.h"
 
 namespace studio::model {
@@ -25,10 +26,20 @@ std::string DecodeGraph::refusal(const CausalLMImpl& lm, const ModelState& state
 std::string DecodeGraph::generationRefusal(const CausalLMImpl& lm, const ModelState& state,
                                            std::int64_t final_length) {
   std::string why = refusal(lm, state);
-  if (why.empty() && final_length > kDecodeGraphMaxContext) {
+  if (why.empty() && final_length > kDecodeGraphMaxContext && !flashAttentionChosen(lm)) {
     why = "past " + std::to_string(kDecodeGraphMaxContext) + " positions eager steps may be faster";
   }
   return why;
+}
+
+bool DecodeGraph::flashAttentionChosen(const CausalLMImpl& lm) {
+  if (!environmentSwitch("STUDIO_DECODE_ATTENTION", "flash")) return false;
+  const ModelConfig& c = lm.config();
+  // Empty tensors of a step's shapes: only their dtype, device and sizes are read.
+  const auto options = torch::TensorOptions(lm.dtype()).device(lm.device());
+  const Tensor q = torch::empty({1, c.num_attention_heads, 1, c.head_dim}, options);
+  const Tensor kv = torch::empty({1, c.num_key_value_heads, 0, c.head_dim}, options);
+  return fusedSpanAttentionApplies(q, kv, kv);
 }
 
 #if defined(STUDIO_HAVE_CUDA_KERNELS)
@@ -44,6 +55,10 @@ struct DecodeGraph::Impl {
     context.state = &state;
     context.positions = position;
     context.key_count = key_count;
+    if (flash) {
+      context.span_query_bounds = query_bounds;
+      context.span_key_bounds = key_bounds;
+    }
     if (capture_queries) context.capture = &capture;
     const Tensor hidden = lm.forward(token, context);  // [1, 1, hidden]
     return lm.logits(hidden[0][0]);
@@ -53,12 +68,15 @@ struct DecodeGraph::Impl {
   ModelState& state;
   CapturedStep captured;
   bool capture_queries = false;
+  bool flash = false;                // flashAttentionChosen when made
+  std::size_t max_segments = kDecodeAttentionMaxSegments;  // a layer's cache segments
   ForwardCapture capture;            // the graph's own tensors once captured
   std::int64_t room = 0;             // positions the tails last made room for
   std::int64_t capacity = 0;         // positions the tails hold
   std::int64_t first_length = 0;     // the state's length when the graph was made
   std::int64_t expected_length = 0;  // the state's length after the last step
   Tensor token, position, key_count;  // [1, 1], [1], [1] int64 on the device: the graph's inputs
+  Tensor query_bounds, key_bounds;    // with flash: {0, 1} and {0, key count}, [2] int32 inputs too
   Tensor logits;                      // [vocab]: the step's output (the graph's, once captured)
 };
 
@@ -73,12 +91,19 @@ DecodeGraph::DecodeGraph(CausalLMImpl& lm, ModelState& state, std::int64_t room,
   m_impl->token = torch::zeros({1, 1}, index);
   m_impl->position = torch::zeros({1}, index);
   m_impl->key_count = torch::zeros({1}, index);
+  m_impl->flash = flashAttentionChosen(lm);
+  if (m_impl->flash) {
+    const auto bounds = torch::TensorOptions(torch::kInt32).device(lm.device());
+    m_impl->query_bounds = torch::tensor({0, 1}, bounds);
+    m_impl->key_bounds = torch::zeros({2}, bounds);
+    m_impl->max_segments = 1;
+  }
   m_impl->room = room;
   m_impl->capacity = state.length() + room;
   m_impl->first_length = state.length();
   m_impl->expected_length = state.length();
   torch::NoGradGuard no_grad;
-  state.kv().prepareInPlace(m_impl->capacity, kDecodeAttentionMaxSegments);
+  state.kv().prepareInPlace(m_impl->capacity, m_impl->max_segments);
 }
 
 DecodeGraph::~DecodeGraph() = default;
@@ -114,13 +139,14 @@ Tensor DecodeGraph::stepWith(const std::function<void()>& write_token) {
     s.logits = Tensor();
     s.room *= 2;
     s.capacity = position + s.room;
-    s.state.kv().prepareInPlace(s.capacity, kDecodeAttentionMaxSegments);
+    s.state.kv().prepareInPlace(s.capacity, s.max_segments);
   }
   s.captured.run(
       [&] {
         write_token();
         s.position.fill_(position);
         s.key_count.fill_(position + 1);
+        if (s.flash) s.key_bounds[1].fill_(position + 1);
       },
       [&] {
         // Run op by op or captured: the capture is filled anew (a replay leaves it as captured,
@@ -166,6 +192,10 @@ bool DecodeGraph::capturesQueries() const {
   return m_impl->capture_queries;
 }
 
+const char* DecodeGraph::attentionPath() const {
+  return m_impl->flash ? "flash" : "decode kernel";
+}
+
 std::int64_t DecodeGraph::captures() const { return m_impl->captured.captures(); }
 std::int64_t DecodeGraph::replays() const { return m_impl->captured.replays(); }
 const std::string& DecodeGraph::captureFailure() const {
@@ -207,6 +237,8 @@ const ForwardCapture& DecodeGraph::capture() const {
 bool DecodeGraph::capturesQueries() const {
   return false;
 }
+
+const char* DecodeGraph::attentionPath() const { return "decode kernel"; }
 
 std::int64_t DecodeGraph::captures() const { return 0; }
 std::int64_t DecodeGraph::replays() const { return 0; }

@@ -15,6 +15,12 @@
 // (SPEC §1, Prop. 2.4) then run on replayed steps too. generate() uses it where it pays (up to
 // kDecodeGraphMaxContext positions: generationRefusal()). STUDIO_DECODE_GRAPH=off in the
 // environment turns it off everywhere.
+//
+// A step's attention is the decode kernel (decode_attention.h), or with
+// STUDIO_DECODE_ATTENTION=flash (opt-in until a GPU has measured it) flash's variable-length
+// kernel, which reads the key count from the device as the span step of qTTT does
+// (fusedSpanAttention, fused_attention.h). Flash reads one segment a layer, so the tails are then
+// made to hold the whole cache (a forked state's shared prefix is copied into each tail once).
 
 #include <torch/torch.h>
 
@@ -33,7 +39,8 @@ namespace studio::model {
 // same at any length. On an H200 (Qwen3-1.7B shape) the graph gave 181–193 tokens/s at 8k and
 // 119–121 at 32k, run after run; eager steps are bound by the host and gave 76–158 at either
 // length from one process to the next (median about 118 at 32k), so the two meet near 32k
-// (docs/gpu.md).
+// (docs/gpu.md). A graph whose steps attend through flash (flashAttentionChosen) has no such
+// limit: its attention is the eager steps' own kernel.
 constexpr std::int64_t kDecodeGraphMaxContext = 32768;
 
 class DecodeGraph {
@@ -41,9 +48,13 @@ class DecodeGraph {
   // Why steps of this model from this state cannot be replayed from a graph; empty when they can.
   static std::string refusal(const CausalLMImpl& lm, const ModelState& state);
   // Why generate() decodes a generation that ends at `final_length` positions op by op: refusal(),
-  // or a length past kDecodeGraphMaxContext, where the graph does not pay. Empty: it replays.
+  // or a length past kDecodeGraphMaxContext where the graph's attention is the decode kernel, where
+  // the graph does not pay. Empty: it replays.
   static std::string generationRefusal(const CausalLMImpl& lm, const ModelState& state,
                                        std::int64_t final_length);
+  // Whether a graph made now would attend through flash: STUDIO_DECODE_ATTENTION=flash, and flash
+  // takes the model's dtype and heads (fusedSpanAttentionApplies). Otherwise the decode kernel.
+  static bool flashAttentionChosen(const CausalLMImpl& lm);
 
   // `room`: positions to make room for past the state's length; when they are used up, twice as
   // many more. `capture_queries`: capture each step's query (capture()).
@@ -73,6 +84,9 @@ class DecodeGraph {
   // overwrites them.
   const ForwardCapture& capture() const;
   bool capturesQueries() const;  // made with capture_queries
+
+  // The attention this graph's steps run, chosen when it was made: "flash" or "decode kernel".
+  const char* attentionPath() const;
 
   std::int64_t captures() const;  // graphs captured so far (1, plus one per growth of the tails)
   std::int64_t replays() const;   // steps replayed from a graph

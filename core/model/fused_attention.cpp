@@ -205,6 +205,10 @@ std::optional<AttentionOutput> fusedSpanAttention(const Tensor& q, const Tensor&
 #endif
 }
 
+bool fusedSpanAttentionApplies(const Tensor& q, const Tensor& k, const Tensor& v) {
+  return spanBoundsApply(q, k, v);
+}
+
 std::optional<std::int64_t> positionRunStart(const Tensor& host_positions) {
   if (!host_positions.defined() || !host_positions.device().is_cpu() || host_positions.dim() != 1 ||
       host_positions.scalar_type() != torch::kInt64 || host_positions.numel() == 0) {

@@ -79,6 +79,8 @@ struct ForwardContext {
   // from a CUDA graph, query_adapter.h): {0, T} and {0, p0 + T}, [2] int32 on the device, the
   // cumulative query and key counts of flash's variable-length kernel, which reads them there
   // (fused_attention.h). The caller vouches that the state holds every position the span reads.
+  // InPlace, where the decode graph chose flash (decode_graph.h): {0, 1} and {0, key_count}; a
+  // layer of one cache segment then attends through flash, others through decodeAttention.
   torch::Tensor span_query_bounds, span_key_bounds;
   ForwardCapture* capture = nullptr;
   FastWeightLosses* fast_weight_losses = nullptr;

@@ -18,6 +18,7 @@
 #include "core/model/checkpoint_writer.h"
 #include "core/model/decode_attention.h"
 #include "core/model/decode_graph.h"
+#include "core/model/fused_attention.h"
 #include "core/model/generation.h"
 #include "core/model/host_readback.h"
 #include "core/model/inference.h"
@@ -55,49 +56,76 @@ const std::vector<DecodeShape> kDecodeShapes = {
     {1, 8, 2, 128, {}, 70001, 140000, torch::kBFloat16},        // 140k: splits of 1,024, 137 of them
 };
 
-// The decode attention kernel on shape s against the chunked attention in float32.
-void checkDecodeAttention(const DecodeShape& s) {
+// A decode step's attention inputs of shape s on CUDA, and the chunked attention's result over
+// them in float32.
+struct DecodeInputs {
+  torch::Tensor q;                                         // [B, Hq, 1, D]
+  std::vector<std::pair<torch::Tensor, torch::Tensor>> segments;  // the tail last
+  std::int64_t count = 0;                                  // keys visible
+  model::AttentionOutput expected;
+};
+
+DecodeInputs decodeInputs(const DecodeShape& s) {
+  DecodeInputs in;
   std::int64_t prefix = 0;
   for (auto n : s.prefix_segments) prefix += n;
-  const std::int64_t count = prefix + s.tail_keys;
-  INFO("heads " << s.q_heads << "/" << s.kv_heads << ", D " << s.dim << ", " << count
-                << " keys in " << s.prefix_segments.size() + 1 << " segments");
-  torch::manual_seed(static_cast<std::uint64_t>(count));
+  in.count = prefix + s.tail_keys;
+  torch::manual_seed(static_cast<std::uint64_t>(in.count));
   const auto options = torch::TensorOptions(s.dtype).device(torch::kCUDA);
-  const auto q = torch::randn({s.batch, s.q_heads, 1, s.dim}, options);
-  std::vector<std::pair<torch::Tensor, torch::Tensor>> segments;
+  in.q = torch::randn({s.batch, s.q_heads, 1, s.dim}, options);
   for (auto n : s.prefix_segments) {
-    segments.emplace_back(torch::randn({s.batch, s.kv_heads, n, s.dim}, options),
-                          torch::randn({s.batch, s.kv_heads, n, s.dim}, options));
+    in.segments.emplace_back(torch::randn({s.batch, s.kv_heads, n, s.dim}, options),
+                             torch::randn({s.batch, s.kv_heads, n, s.dim}, options));
   }
   // The tail's rows past the count hold NaN: the kernel must never read them.
   auto tail_k = torch::full({s.batch, s.kv_heads, s.tail_rows, s.dim}, NAN, options);
   auto tail_v = torch::full({s.batch, s.kv_heads, s.tail_rows, s.dim}, NAN, options);
   tail_k.narrow(2, 0, s.tail_keys).normal_();
   tail_v.narrow(2, 0, s.tail_keys).normal_();
-  segments.emplace_back(tail_k, tail_v);
-  REQUIRE(model::decodeAttentionKernelRefusal(q.device(), s.dtype, s.dim, segments.size()).empty());
-
-  const double scale = 1 / std::sqrt(static_cast<double>(s.dim));
-  const auto int64_cuda = torch::TensorOptions(torch::kInt64).device(torch::kCUDA);
-  const auto count_tensor = torch::full({1}, count, int64_cuda);
-  const auto got = model::decodeAttention(q, segments, count_tensor, scale);
+  in.segments.emplace_back(tail_k, tail_v);
   std::vector<torch::Tensor> ks, vs;
-  for (std::size_t i = 0; i < segments.size(); ++i) {
-    const auto rows = i + 1 == segments.size() ? s.tail_keys : segments[i].first.size(2);
-    ks.push_back(segments[i].first.narrow(2, 0, rows).to(torch::kFloat32));
-    vs.push_back(segments[i].second.narrow(2, 0, rows).to(torch::kFloat32));
+  for (std::size_t i = 0; i < in.segments.size(); ++i) {
+    const auto rows = i + 1 == in.segments.size() ? s.tail_keys : in.segments[i].first.size(2);
+    ks.push_back(in.segments[i].first.narrow(2, 0, rows).to(torch::kFloat32));
+    vs.push_back(in.segments[i].second.narrow(2, 0, rows).to(torch::kFloat32));
   }
-  const auto expected = model::causalAttention(
-      q.to(torch::kFloat32), torch::cat(ks, 2), torch::cat(vs, 2),
-      torch::full({1}, count - 1, int64_cuda), scale);
+  const auto int64_cuda = torch::TensorOptions(torch::kInt64).device(torch::kCUDA);
+  in.expected = model::causalAttention(in.q.to(torch::kFloat32), torch::cat(ks, 2),
+                                       torch::cat(vs, 2), torch::full({1}, in.count - 1, int64_cuda),
+                                       1 / std::sqrt(static_cast<double>(s.dim)));
+  return in;
+}
+
+// An attention `got` of shape s's step against the chunked attention's in float32.
+void checkDecodeResult(const DecodeShape& s, const DecodeInputs& in,
+                       const model::AttentionOutput& got) {
   CHECK(got.out.scalar_type() == s.dtype);
-  CHECK(got.out.sizes() == q.sizes());
+  CHECK(got.out.sizes() == in.q.sizes());
+  CHECK(got.lse.sizes() == in.expected.lse.sizes());
   const double tolerance = s.dtype == torch::kFloat32 ? 1e-5 : 1e-2;
-  CHECK(decodeRelativeError(got.out, expected.out) < tolerance);
-  const auto lse_error = got.lse.to(torch::kFloat64).cpu() - expected.lse.to(torch::kFloat64).cpu();
+  CHECK(decodeRelativeError(got.out, in.expected.out) < tolerance);
+  const auto lse_error =
+      got.lse.to(torch::kFloat64).cpu() - in.expected.lse.to(torch::kFloat64).cpu();
   CHECK(lse_error.abs().max().item<double>() < (s.dtype == torch::kFloat32 ? 1e-5 : 2e-3));
   CHECK(!torch::isnan(got.out).any().item<bool>());
+}
+
+std::string shapeName(const DecodeShape& s, const DecodeInputs& in) {
+  return "heads " + std::to_string(s.q_heads) + "/" + std::to_string(s.kv_heads) + ", D " +
+         std::to_string(s.dim) + ", " + std::to_string(in.count) + " keys in " +
+         std::to_string(s.prefix_segments.size() + 1) + " segments";
+}
+
+// The decode attention kernel on shape s against the chunked attention in float32.
+void checkDecodeAttention(const DecodeShape& s) {
+  const DecodeInputs in = decodeInputs(s);
+  INFO(shapeName(s, in));
+  REQUIRE(model::decodeAttentionKernelRefusal(in.q.device(), s.dtype, s.dim, in.segments.size())
+              .empty());
+  const double scale = 1 / std::sqrt(static_cast<double>(s.dim));
+  const auto count_tensor =
+      torch::full({1}, in.count, torch::TensorOptions(torch::kInt64).device(torch::kCUDA));
+  checkDecodeResult(s, in, model::decodeAttention(in.q, in.segments, count_tensor, scale));
 }
 
 }  // namespace
@@ -112,6 +140,49 @@ TEST_CASE("the decode attention kernel equals the chunked attention", "[model][d
     INFO("staged");
     checkDecodeAttention(s);
   }
+}
+
+// Whether this build calls flash's variable-length kernel (fused_attention.h).
+constexpr bool kFlashVariableLength = STUDIO_FLASH_ATTENTION && STUDIO_TORCH_AT_LEAST(2, 6);
+
+TEST_CASE("flash's variable-length call attends a decode step's query over a tail up to the key "
+          "count on the device",
+          "[model][decode-graph-gpu][.gpu]") {
+  REQUIRE(compat::cudaAvailable());
+  // STUDIO_DECODE_ATTENTION=flash's attention in a decode graph, whose tails hold the whole cache:
+  // each shape with its segments in one tail, over one key and over all of them, the tail read
+  // whole (its rows past the count NaN), the count in {0, count} on the device. Flash takes those
+  // of one sequence in bf16 or f16 with D a multiple of 8: 7 of the 10.
+  int taken = 0;
+  for (const DecodeShape& shape : kDecodeShapes) {
+    std::int64_t prefix = 0;
+    for (auto n : shape.prefix_segments) prefix += n;
+    for (const std::int64_t keys : {std::int64_t{1}, prefix + shape.tail_keys}) {
+      DecodeShape s = shape;
+      s.prefix_segments.clear();
+      s.tail_keys = keys;
+      s.tail_rows = prefix + shape.tail_rows;
+      const DecodeInputs in = decodeInputs(s);
+      INFO(shapeName(s, in));
+      const auto& [k, v] = in.segments.back();
+      const bool applies = model::fusedSpanAttentionApplies(in.q, k, v);
+      const bool flash_shape = s.batch == 1 && s.dtype != torch::kFloat32 && s.dim % 8 == 0;
+      CHECK(applies == (flash_shape && kFlashVariableLength));
+      if (!applies) continue;
+      const auto int32_cuda = torch::TensorOptions(torch::kInt32).device(torch::kCUDA);
+      const auto query_bounds = torch::tensor({0, 1}, int32_cuda);
+      const auto key_bounds = torch::tensor({0, static_cast<int>(in.count)}, int32_cuda);
+      const auto position =
+          torch::full({1}, in.count - 1, torch::TensorOptions(torch::kInt64).device(torch::kCUDA));
+      const auto got = model::fusedSpanAttention(
+          in.q, k, v, position, query_bounds, key_bounds,
+          model::ScoreRule(1 / std::sqrt(static_cast<double>(s.dim))));
+      REQUIRE(got.has_value());
+      checkDecodeResult(s, in, *got);
+      ++taken;
+    }
+  }
+  CHECK(taken == (kFlashVariableLength ? 14 : 0));
 }
 
 namespace {
@@ -150,13 +221,16 @@ Prefilled prefilledGraphModel(const std::string& dtype, std::int64_t tokens, std
 TEST_CASE("decode steps replayed from a CUDA graph equal eager decode steps", "[model][decode-graph-gpu][.gpu]") {
   REQUIRE(compat::cudaAvailable());
   for (const std::string dtype : {"f32", "bf16"}) {
-    for (const int variant : {0, 1, 2}) {
-      // From the prefilled state, from a fork of it, and the fork with the decode attention's
-      // rows staged through shared memory (captured so: the switch is read at the capture).
-      const bool forked = variant > 0, staged = variant == 2;
-      INFO(dtype << (forked ? ", from a forked state" : "") << (staged ? ", staged rows" : ""));
-      std::optional<test::ScopedEnvironment> staged_rows;
-      if (staged) staged_rows.emplace("STUDIO_DECODE_ATTENTION", "staged");
+    for (const int variant : {0, 1, 2, 3}) {
+      // From the prefilled state, from a fork of it, the fork with the decode attention's rows
+      // staged through shared memory (captured so: the switch is read at the capture), and the
+      // fork attending through flash (bf16; f32 keeps the kernel), its prefix copied into the tails.
+      const bool forked = variant > 0, staged = variant == 2, flash = variant == 3;
+      INFO(dtype << (forked ? ", from a forked state" : "") << (staged ? ", staged rows" : "")
+                 << (flash ? ", flash" : ""));
+      std::optional<test::ScopedEnvironment> attention_switch;
+      if (staged) attention_switch.emplace("STUDIO_DECODE_ATTENTION", "staged");
+      if (flash) attention_switch.emplace("STUDIO_DECODE_ATTENTION", "flash");
       const auto loaded = decodeGraphModel(dtype);
       model::CausalLMImpl& lm = *loaded->lm;
       torch::NoGradGuard no_grad;
@@ -168,6 +242,8 @@ TEST_CASE("decode steps replayed from a CUDA graph equal eager decode steps", "[
       REQUIRE(model::DecodeGraph::refusal(lm, graphed).empty());
       // Room for 8 tokens: 40 steps grow it twice (to 16, then 32 more), each growth a new capture.
       model::DecodeGraph graph(lm, graphed, 8);
+      const bool flash_attends = flash && dtype == "bf16" && kFlashVariableLength;
+      CHECK(std::string(graph.attentionPath()) == (flash_attends ? "flash" : "decode kernel"));
       double worst = 0;
       for (int i = 0; i < 40; ++i) {
         const std::int64_t token = (i * 13 + 2) % 96;  // the same tokens fed to both
@@ -346,8 +422,13 @@ TEST_CASE("a host readback on CUDA waits for the work queued before its copy",
 TEST_CASE("decode steps replayed from a graph capture each step's query as eager steps do",
           "[model][decode-graph-gpu][.gpu]") {
   REQUIRE(compat::cudaAvailable());
-  for (const std::string dtype : {"f32", "bf16"}) {
-    INFO(dtype);
+  // f32 and bf16 on the decode kernel, and bf16 through flash (its log-sum-exp in flash's
+  // variable-length layout).
+  for (const std::string variant : {"f32", "bf16", "bf16 flash"}) {
+    INFO(variant);
+    const std::string dtype = variant.substr(0, variant.find(' '));
+    std::optional<test::ScopedEnvironment> flash;
+    if (variant == "bf16 flash") flash.emplace("STUDIO_DECODE_ATTENTION", "flash");
     torch::NoGradGuard no_grad;
     Prefilled p = prefilledGraphModel(dtype, 150, 11);
     model::CausalLMImpl& lm = *p.loaded->lm;
@@ -355,6 +436,8 @@ TEST_CASE("decode steps replayed from a graph capture each step's query as eager
     // Room for 8: 20 steps grow it once, a second capture with its own tensors.
     model::DecodeGraph graph(lm, graphed, 8, /*capture_queries=*/true);
     REQUIRE(graph.capturesQueries());
+    CHECK(std::string(graph.attentionPath()) ==
+          (flash && kFlashVariableLength ? "flash" : "decode kernel"));
     const double tolerance = dtype == "f32" ? 1e-5 : 2e-2;
     double worst_q = 0, worst_lse = 0;
     for (int i = 0; i < 20; ++i) {
