@@ -2,10 +2,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <string>
+#include <vector>
 
 #include "core/common/error.h"
 
 namespace studio::model {
+
+using torch::Tensor;
 
 Sampler::Sampler(const SamplingParams& params) : m_params(params), m_rng(params.seed) {
   if (params.temperature < 0) throwArgument("temperature", "must be ≥ 0");
@@ -24,9 +29,7 @@ std::int64_t Sampler::sample(const torch::Tensor& logits) {
   row = row / m_params.temperature;
   const std::int64_t vocab = row.size(0);
   const std::int64_t k = m_params.top_k > 0 ? std::min(m_params.top_k, vocab) : vocab;
-  auto sorted = row.sort(/*stable=*/true, /*dim=*/0, /*descending=*/true);
-  auto values = std::get<0>(sorted).narrow(0, 0, k);
-  auto indices = std::get<1>(sorted).narrow(0, 0, k);
+  const auto [values, indices] = stableTopK(row, k);
   auto probs = torch::softmax(values, 0).contiguous();
   const float* p = probs.data_ptr<float>();
 
@@ -41,6 +44,55 @@ std::int64_t Sampler::sample(const torch::Tensor& logits) {
     if (draw < 0) return indices[i].item<std::int64_t>();
   }
   return indices[keep - 1].item<std::int64_t>();
+}
+
+std::pair<Tensor, Tensor> stableTopK(const Tensor& row_in, std::int64_t k) {
+  if (row_in.dim() != 1 || row_in.scalar_type() != torch::kFloat32 || !row_in.device().is_cpu()) {
+    throwArgument("row", "expected [vocab] float32 on the CPU");
+  }
+  const std::int64_t n = row_in.size(0);
+  if (k < 1 || k > n) throwArgument("k", "must be in [1, " + std::to_string(n) + "]");
+  const Tensor row = row_in.contiguous();
+  const float* x = row.data_ptr<float>();
+  const auto whole = [&] {
+    auto sorted = row.sort(/*stable=*/true, /*dim=*/0, /*descending=*/true);
+    return std::make_pair(std::get<0>(sorted).narrow(0, 0, k).contiguous(),
+                          std::get<1>(sorted).narrow(0, 0, k).contiguous());
+  };
+  if (k == n) return whole();
+  // The k largest values seen so far, the smallest on top; NaN (which the sort puts first) sends
+  // the row to the whole sort.
+  std::vector<float> largest(x, x + k);
+  std::make_heap(largest.begin(), largest.end(), std::greater<float>());
+  bool nan = std::any_of(largest.begin(), largest.end(), [](float v) { return std::isnan(v); });
+  for (std::int64_t i = k; i < n && !nan; ++i) {
+    nan = std::isnan(x[i]);
+    if (x[i] > largest.front()) {
+      std::pop_heap(largest.begin(), largest.end(), std::greater<float>());
+      largest.back() = x[i];
+      std::push_heap(largest.begin(), largest.end(), std::greater<float>());
+    }
+  }
+  if (nan) return whole();
+  // Every entry at least the k-th largest value, in id order (at least k: more where it ties),
+  // sorted stably by value: the whole sort's first entries, ties in id order.
+  const float kth = largest.front();
+  std::vector<std::int64_t> ids;
+  for (std::int64_t i = 0; i < n; ++i) {
+    if (x[i] >= kth) ids.push_back(i);
+  }
+  std::stable_sort(ids.begin(), ids.end(),
+                   [x](std::int64_t a, std::int64_t b) { return x[a] > x[b]; });
+  ids.resize(static_cast<std::size_t>(k));
+  Tensor values = torch::empty({k}, torch::kFloat32);
+  Tensor indices = torch::empty({k}, torch::kInt64);
+  float* v = values.data_ptr<float>();
+  std::int64_t* index = indices.data_ptr<std::int64_t>();
+  for (std::int64_t i = 0; i < k; ++i) {
+    index[i] = ids[static_cast<std::size_t>(i)];
+    v[i] = x[index[i]];
+  }
+  return {values, indices};
 }
 
 double tokenLogProb(const torch::Tensor& logits, std::int64_t token) {

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <random>
+#include <utility>
 
 namespace studio::model {
 
@@ -37,6 +38,13 @@ class Sampler {
   SamplingParams m_params;
   std::mt19937_64 m_rng;
 };
+
+// The first k entries of row.sort(stable, descending) for `row` [vocab] float32 on the CPU: the
+// values [k] and their ids [k] int64, ties in id order. Where k is less than the vocabulary and no
+// entry is NaN, without sorting the whole row: one pass finds the k-th largest value, and only the
+// entries at least as large are sorted (a top-k sample of Qwen3's 151,936 words: about 15 ms
+// sorted whole on one core, well under one this way).
+std::pair<torch::Tensor, torch::Tensor> stableTopK(const torch::Tensor& row, std::int64_t k);
 
 // log p(token) under the model (temperature 1): what sequence log-probabilities are made of.
 double tokenLogProb(const torch::Tensor& logits, std::int64_t token);

@@ -3,7 +3,9 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <random>
 #include <set>
+#include <utility>
 
 #include "core/model/sampler.h"
 
@@ -43,4 +45,89 @@ TEST_CASE("sampler: token log-probabilities", "[model]") {
   const torch::Tensor logits = torch::tensor({0.0, std::log(3.0)});
   CHECK(model::tokenLogProb(logits, 1) == Approx(std::log(0.75)));
   CHECK(model::tokenLogProb(logits, 0) == Approx(std::log(0.25)));
+}
+
+namespace {
+
+// The whole row sorted stably, most likely first: the head stableTopK must give.
+std::pair<torch::Tensor, torch::Tensor> wholeSortHead(const torch::Tensor& row, std::int64_t k) {
+  auto sorted = row.sort(/*stable=*/true, /*dim=*/0, /*descending=*/true);
+  return {std::get<0>(sorted).narrow(0, 0, k), std::get<1>(sorted).narrow(0, 0, k)};
+}
+
+// Sampler::sample as it was before stableTopK: the whole vocabulary sorted for every draw.
+std::int64_t wholeSortSample(const torch::Tensor& logits, const model::SamplingParams& params,
+                             std::mt19937_64& rng) {
+  auto row = logits.reshape({-1}).to(torch::kFloat32) / params.temperature;
+  const std::int64_t k = params.top_k > 0 ? std::min(params.top_k, row.size(0)) : row.size(0);
+  const auto [values, indices] = wholeSortHead(row, k);
+  auto probs = torch::softmax(values, 0).contiguous();
+  const float* p = probs.data_ptr<float>();
+  std::int64_t keep = 0;
+  double mass = 0;
+  while (keep < k && (keep == 0 || mass < params.top_p)) mass += p[keep++];
+  double draw = static_cast<double>(rng() >> 11) * 0x1.0p-53 * mass;
+  for (std::int64_t i = 0; i < keep; ++i) {
+    draw -= p[i];
+    if (draw < 0) return indices[i].item<std::int64_t>();
+  }
+  return indices[keep - 1].item<std::int64_t>();
+}
+
+}  // namespace
+
+TEST_CASE("sampler: the top k of a row are the whole stable sort's first k, ties in id order",
+          "[model]") {
+  for (const std::uint64_t seed : {1, 2, 3}) {
+    torch::manual_seed(seed);
+    // Values on a coarse grid: most of them tie, at the k-th value too; signed zeros and
+    // infinities.
+    auto row = torch::randint(-40, 40, {1000}).to(torch::kFloat32) / 4;
+    row[3] = -0.0f;
+    row[17] = 0.0f;
+    row[500] = INFINITY;
+    row[900] = -INFINITY;
+    for (const std::int64_t k : {1, 2, 7, 20, 333, 999, 1000}) {
+      INFO("seed " << seed << ", k " << k);
+      const auto [values, ids] = model::stableTopK(row, k);
+      const auto [expected_values, expected_ids] = wholeSortHead(row, k);
+      CHECK(torch::equal(ids, expected_ids));
+      CHECK(torch::equal(values, expected_values));
+      CHECK(torch::equal(torch::signbit(values), torch::signbit(expected_values)));
+    }
+  }
+  // A row with NaN is sorted whole, NaN first as the sort puts it.
+  auto row = torch::tensor({1.0f, NAN, 3.0f, 3.0f, 2.0f});
+  const auto [values, ids] = model::stableTopK(row, 2);
+  CHECK(torch::equal(ids, torch::tensor({1, 2}, torch::kInt64)));
+  CHECK(std::isnan(values[0].item<float>()));
+}
+
+TEST_CASE("sampler: top-k draws are the whole sort's, token for token", "[model]") {
+  // Qwen3's vocabulary in bf16 (many ties), the paper's thinking and non-thinking settings, and
+  // top-k alone: 300 draws each against the sampler that sorted the whole row.
+  torch::manual_seed(7);
+  const auto logits = (torch::randn({151936}) * 4).to(torch::kBFloat16);
+  for (const auto& params :
+       {model::SamplingParams::thinking(11), model::SamplingParams::nonThinking(12),
+        model::SamplingParams{1.3, 1.0, 50, 13}}) {
+    INFO("temperature " << params.temperature << ", top_k " << params.top_k);
+    model::Sampler sampler(params);
+    std::mt19937_64 rng(params.seed);
+    std::set<std::int64_t> drawn;
+    for (int i = 0; i < 300; ++i) {
+      const std::int64_t id = sampler.sample(logits);
+      CHECK(id == wholeSortSample(logits, params, rng));
+      drawn.insert(id);
+    }
+    CHECK(drawn.size() > 3);  // the draws are not all one token
+  }
+}
+
+TEST_CASE("sampler: stableTopK refuses what it cannot sort, naming the argument", "[model]") {
+  const auto row = torch::zeros({10});
+  CHECK_THROWS_WITH(model::stableTopK(row.to(torch::kFloat64), 2), Catch::Contains("row"));
+  CHECK_THROWS_WITH(model::stableTopK(row.reshape({2, 5}), 2), Catch::Contains("row"));
+  CHECK_THROWS_WITH(model::stableTopK(row, 0), Catch::Contains("k"));
+  CHECK_THROWS_WITH(model::stableTopK(row, 11), Catch::Contains("k"));
 }
