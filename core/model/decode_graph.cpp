@@ -68,7 +68,7 @@ struct DecodeGraph::Impl {
   ModelState& state;
   CapturedStep captured;
   bool capture_queries = false;
-  bool flash = false;                // flashAttentionChosen when made
+  bool flash = false;                                      // flashAttentionChosen when made
   std::size_t max_segments = kDecodeAttentionMaxSegments;  // a layer's cache segments
   ForwardCapture capture;            // the graph's own tensors once captured
   std::int64_t room = 0;             // positions the tails last made room for
@@ -238,7 +238,9 @@ bool DecodeGraph::capturesQueries() const {
   return false;
 }
 
-const char* DecodeGraph::attentionPath() const { return "decode kernel"; }
+const char* DecodeGraph::attentionPath() const {
+  return "decode kernel";
+}
 
 std::int64_t DecodeGraph::captures() const { return 0; }
 std::int64_t DecodeGraph::replays() const { return 0; }

@@ -8,18 +8,19 @@
 // own (dK and dV included). A span whose positions live on the device (a qTTT step replayed from
 // a CUDA graph, STUDIO_QTTT_GRAPH=on), and a decode step replayed from one with
 // STUDIO_DECODE_ATTENTION=flash (decode_graph.h), run fusedSpanAttention: flash's variable-length
-// kernel, which reads the span's place, or the step's key count, there. With STUDIO_SPAN_BACKWARD=kernel in the environment, when
-// only q needs a gradient (qTTT's span over a frozen cache) and the CUDA kernels are built, the
-// backward is the dQ-only kernel of kernels/span_attention_backward.cu instead: faster than
-// flash's full backward on the device, but the whole qTTT step, bound by the host, measured slower
-// with it (docs/gpu.md), hence not the default. Everything else — the CPU, f32 (the reference
-// path), scattered positions, a sliding window or soft-capped scores (ScoreRule) — runs
-// causalAttention's chunked composition. Forward-only prefill chunks of at least 1,024 queries that
-// start on a multiple of 1,024 run on cuDNN's fused kernel instead of flash where the libtorch has
-// it (core/model/cudnn_attention.h; about twice flash's speed at 32k on an H200), falling back to
-// flash where cuDNN refuses. STUDIO_ATTENTION=chunked forces the chunked path everywhere,
-// STUDIO_ATTENTION=flash keeps cuDNN out, STUDIO_ATTENTION=cudnn takes it for every forward-only
-// call of two or more queries (for comparisons).
+// kernel, which reads the span's place, or the step's key count, there. With
+// STUDIO_SPAN_BACKWARD=kernel in the environment, when only q needs a gradient (qTTT's span over a
+// frozen cache) and the CUDA kernels are built, the backward is the dQ-only kernel of
+// kernels/span_attention_backward.cu instead: faster than flash's full backward on the device, but
+// the whole qTTT step, bound by the host, measured slower with it (docs/gpu.md), hence not the
+// default. Everything else — the CPU, f32 (the reference path), scattered positions, a sliding
+// window or soft-capped scores (ScoreRule) — runs causalAttention's chunked composition.
+// Forward-only prefill chunks of at least 1,024 queries that start on a multiple of 1,024 run on
+// cuDNN's fused kernel instead of flash where the libtorch has it (core/model/cudnn_attention.h;
+// about twice flash's speed at 32k on an H200), falling back to flash where cuDNN refuses.
+// STUDIO_ATTENTION=chunked forces the chunked path everywhere, STUDIO_ATTENTION=flash keeps cuDNN
+// out, STUDIO_ATTENTION=cudnn takes it for every forward-only call of two or more queries (for
+// comparisons).
 
 #include <optional>
 
@@ -44,10 +45,10 @@ std::optional<AttentionOutput> fusedAttention(const torch::Tensor& q, const torc
 // (decode_graph.h). For one query over fewer KV heads than query heads, recent libtorch's flash
 // folds the query heads into rows and splits the keys among blocks (split-KV) in this call as in
 // its fixed-length one; with as many KV heads, or in a libtorch that does not, one block reads a
-// head's every key. Keys past p0 + Tq are never read. `positions` [Tq] int64 on the device: p0 … p0+Tq−1, for the dQ-only
-// kernel, which is the backward here too where STUDIO_SPAN_BACKWARD=kernel chooses it. nullopt
-// where flash does not apply (then causalAttention with the positions gives the same attention),
-// and in a libtorch older than 2.6.
+// head's every key. Keys past p0 + Tq are never read. `positions` [Tq] int64 on the device: p0 …
+// p0+Tq−1, for the dQ-only kernel, which is the backward here too where STUDIO_SPAN_BACKWARD=kernel
+// chooses it. nullopt where flash does not apply (then causalAttention with the positions gives the
+// same attention), and in a libtorch older than 2.6.
 std::optional<AttentionOutput> fusedSpanAttention(const torch::Tensor& q, const torch::Tensor& k,
                                                   const torch::Tensor& v,
                                                   const torch::Tensor& positions,

@@ -59,9 +59,9 @@ const std::vector<DecodeShape> kDecodeShapes = {
 // A decode step's attention inputs of shape s on CUDA, and the chunked attention's result over
 // them in float32.
 struct DecodeInputs {
-  torch::Tensor q;                                         // [B, Hq, 1, D]
+  torch::Tensor q;                                                // [B, Hq, 1, D]
   std::vector<std::pair<torch::Tensor, torch::Tensor>> segments;  // the tail last
-  std::int64_t count = 0;                                  // keys visible
+  std::int64_t count = 0;                                         // keys visible
   model::AttentionOutput expected;
 };
 
@@ -90,9 +90,9 @@ DecodeInputs decodeInputs(const DecodeShape& s) {
     vs.push_back(in.segments[i].second.narrow(2, 0, rows).to(torch::kFloat32));
   }
   const auto int64_cuda = torch::TensorOptions(torch::kInt64).device(torch::kCUDA);
-  in.expected = model::causalAttention(in.q.to(torch::kFloat32), torch::cat(ks, 2),
-                                       torch::cat(vs, 2), torch::full({1}, in.count - 1, int64_cuda),
-                                       1 / std::sqrt(static_cast<double>(s.dim)));
+  in.expected = model::causalAttention(
+      in.q.to(torch::kFloat32), torch::cat(ks, 2), torch::cat(vs, 2),
+      torch::full({1}, in.count - 1, int64_cuda), 1 / std::sqrt(static_cast<double>(s.dim)));
   return in;
 }
 
@@ -145,9 +145,10 @@ TEST_CASE("the decode attention kernel equals the chunked attention", "[model][d
 // Whether this build calls flash's variable-length kernel (fused_attention.h).
 constexpr bool kFlashVariableLength = STUDIO_FLASH_ATTENTION && STUDIO_TORCH_AT_LEAST(2, 6);
 
-TEST_CASE("flash's variable-length call attends a decode step's query over a tail up to the key "
-          "count on the device",
-          "[model][decode-graph-gpu][.gpu]") {
+TEST_CASE(
+    "flash's variable-length call attends a decode step's query over a tail up to the key "
+    "count on the device",
+    "[model][decode-graph-gpu][.gpu]") {
   REQUIRE(compat::cudaAvailable());
   // STUDIO_DECODE_ATTENTION=flash's attention in a decode graph, whose tails hold the whole cache:
   // each shape with its segments in one tail, over one key and over all of them, the tail read
@@ -174,9 +175,9 @@ TEST_CASE("flash's variable-length call attends a decode step's query over a tai
       const auto key_bounds = torch::tensor({0, static_cast<int>(in.count)}, int32_cuda);
       const auto position =
           torch::full({1}, in.count - 1, torch::TensorOptions(torch::kInt64).device(torch::kCUDA));
-      const auto got = model::fusedSpanAttention(
-          in.q, k, v, position, query_bounds, key_bounds,
-          model::ScoreRule(1 / std::sqrt(static_cast<double>(s.dim))));
+      const auto got =
+          model::fusedSpanAttention(in.q, k, v, position, query_bounds, key_bounds,
+                                    model::ScoreRule(1 / std::sqrt(static_cast<double>(s.dim))));
       REQUIRE(got.has_value());
       checkDecodeResult(s, in, *got);
       ++taken;
@@ -224,7 +225,8 @@ TEST_CASE("decode steps replayed from a CUDA graph equal eager decode steps", "[
     for (const int variant : {0, 1, 2, 3}) {
       // From the prefilled state, from a fork of it, the fork with the decode attention's rows
       // staged through shared memory (captured so: the switch is read at the capture), and the
-      // fork attending through flash (bf16; f32 keeps the kernel), its prefix copied into the tails.
+      // fork attending through flash (bf16; f32 keeps the kernel), its prefix copied into the
+      // tails.
       const bool forked = variant > 0, staged = variant == 2, flash = variant == 3;
       INFO(dtype << (forked ? ", from a forked state" : "") << (staged ? ", staged rows" : "")
                  << (flash ? ", flash" : ""));
