@@ -38,6 +38,7 @@ struct SpeedOptions {
   std::int64_t decode_tokens = 32;
   std::string decode_path = "auto";  // auto, graph or eager (decode_graph.h)
   bool probe_steps = false;          // probe every decode step, as thinking runs do
+  std::string sampling = "greedy";   // greedy, thinking or non-thinking (SamplingParams)
   std::int64_t chunk = 0;  // tokens per prefill forward; 0: the engine's default for the device
   std::vector<std::int64_t> lengths{4096, 16384};
   double peak_tflops = 0;  // the card's dense bf16 peak; 0: unknown
@@ -259,13 +260,16 @@ void benchPrefill(const SpeedOptions& options, bool decode) {
       model::DecodePlan plan;
       plan.graph = graph.get();
       plan.op_by_op = !graph;
-      model::Sampler greedy(model::SamplingParams{});
+      model::Sampler sampler(options.sampling == "thinking" ? model::SamplingParams::thinking(0)
+                             : options.sampling == "non-thinking"
+                                 ? model::SamplingParams::nonThinking(0)
+                                 : model::SamplingParams{});
       std::int64_t replayed = 0;  // of the last call's steps
       const auto decode = [&](std::int64_t tokens) {
         model::StopCriteria stop;
         stop.max_tokens = tokens;
         const model::Generation out =
-            model::generate(lm, cache, logits, greedy, stop, nullptr, hooks, plan);
+            model::generate(lm, cache, logits, sampler, stop, nullptr, hooks, plan);
         logits = out.logits;
         replayed = out.replayed_steps;
       };
@@ -276,7 +280,7 @@ void benchPrefill(const SpeedOptions& options, bool decode) {
         RECORD_USER_SCOPE("bench.decode");
         decode(n);
       });
-      const std::string lookahead = model::lookaheadRefusal(lm, greedy, hooks);
+      const std::string lookahead = model::lookaheadRefusal(lm, sampler, hooks);
       const std::string path =
           (graph && graph->captureFailure().empty()
                ? std::string("cuda graph, attention: ") + graph->attentionPath()
@@ -300,6 +304,7 @@ void benchPrefill(const SpeedOptions& options, bool decode) {
                   {"decode_queued_ahead", lookahead.empty()},
                   {"decode_replayed_steps", replayed},
                   {"decode_probed", options.probe_steps},
+                  {"decode_sampling", options.sampling},
                   {"decode_tokens", n},
                   {"decode_seconds", seconds},
                   {"decode_tokens_per_s", tokens_per_s},
@@ -466,6 +471,13 @@ void addSpeedCommands(CLI::App& app, int& exit_code) {
                      "auto: as generation decides (the graph up to 32,768 positions). The JSON's "
                      "decode_path says which ran")
       ->check(CLI::IsMember({"auto", "graph", "eager"}))
+      ->capture_default_str();
+  decode
+      ->add_option("--sampling", options->sampling,
+                   "greedy, or draws with the paper's thinking (temperature 0.6, top-p 0.95, "
+                   "top-k 20) or non-thinking (0.7, 0.8, 20) settings, chosen on the host "
+                   "every step; the timings include the draws")
+      ->check(CLI::IsMember({"greedy", "thinking", "non-thinking"}))
       ->capture_default_str();
   decode->add_flag("--probe-steps", options->probe_steps,
                    "Probe every decode step's query (target mass, margins) against 16 target keys "

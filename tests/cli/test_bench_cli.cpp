@@ -255,9 +255,23 @@ TEST_CASE("bench decode gives bytes per token and the fraction of --peak-gbps", 
   CHECK(probed_row["decode_queued_ahead"] == false);
   CHECK(probed_row["decode_path"].get<std::string>().find("per-step hooks") != std::string::npos);
   CHECK(probed_row["decode_tokens_per_s"].get<double>() > 0);
+  // Tokens drawn with the thinking settings: on the host, one step at a time, and said so.
+  const auto sampled = runCli("bench decode --model '" + model.path() +
+                              "' --tokens 40 --decode-tokens 3 --sampling thinking --json");
+  REQUIRE(sampled.exit_code == 0);
+  const json sampled_row = jsonLines(sampled.out).at(0);
+  CHECK(sampled_row["decode_sampling"] == "thinking");
+  CHECK(sampled_row["decode_queued_ahead"] == false);
+  CHECK(sampled_row["decode_path"] ==
+        "eager: the model is not on CUDA; one step at a time: the sampler draws (temperature > 0) "
+        "on the host");
+  CHECK(probed_row["decode_sampling"] == "greedy");
   const auto bad = runCli("bench decode --model '" + model.path() + "' --decode-path fast");
   CHECK(bad.exit_code != 0);
   CHECK(bad.err.find("--decode-path") != std::string::npos);
+  const auto bad_sampling = runCli("bench decode --model '" + model.path() + "' --sampling hot");
+  CHECK(bad_sampling.exit_code != 0);
+  CHECK(bad_sampling.err.find("--sampling") != std::string::npos);
 }
 
 namespace {
