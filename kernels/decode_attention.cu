@@ -18,6 +18,7 @@
 #include "kernels/async_copy.cuh"
 #include "kernels/decode_attention.h"
 #include "kernels/element_convert.cuh"
+#include "kernels/programmatic_launch.cuh"
 
 namespace studio::kernels {
 
@@ -308,6 +309,7 @@ __device__ float blockReduce(float value, Op op, float* scratch) {
 // weights e^{max_i − max} in shared memory.
 template <typename T>
 __global__ void __launch_bounds__(kThreads) mergeKernel(DecodeAttentionArgs a) {
+  releaseDependents();  // the output projection's GEMV may stream its weights in meanwhile
   const int h = blockIdx.x, b = blockIdx.z;
   const std::int64_t count = *a.key_count;
   const std::int64_t row = static_cast<std::int64_t>(b) * a.q_heads + h;

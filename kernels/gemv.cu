@@ -2,10 +2,13 @@
 // row (per pair of rows for the gated kernel). Each lane reads 16-byte vectors of its rows (8
 // elements), kUnroll of them issued before any is used, with the matching vectors of x (small,
 // shared by every warp: cached); products summed in float32 per lane in the order of the vectors,
-// then across the warp with shuffles, and rounded once to the output type.
+// then across the warp with shuffles, and rounded once to the output type. Launched with
+// GemvArgs::programmatic, a kernel issues its first weight vectors before it waits for the kernel
+// before it (programmatic_launch.cuh): the weights are constant; x and the outputs are not.
 
 #include "kernels/element_convert.cuh"
 #include "kernels/gemv.h"
+#include "kernels/programmatic_launch.cuh"
 
 namespace studio::kernels {
 
@@ -39,6 +42,8 @@ __device__ void warpDots(const uint4* const (&w_rows)[M], const uint4* x_rows, i
         w[m][u] = v < vectors ? __ldcs(w_rows[m] + v) : make_uint4(0, 0, 0, 0);
       }
     }
+    // x is the kernel before's output: read only once it has finished.
+    if (v0 == 0) waitForPrimary();
 #pragma unroll
     for (int u = 0; u < kEach; ++u) {
       const int v = v0 + u * 32 + lane;
@@ -77,6 +82,7 @@ __device__ const uint4* weightRow(const void* weight, int n, int in) {
 // The outputs' blocks follow one another: output s has blocks [first, first + blocksFor(out)).
 template <typename T, int R>
 __global__ void __launch_bounds__(32 * kWarps) gemvKernel(GemvArgs a) {
+  releaseDependents();
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   // Unrolled over constant indices, so that the arguments stay in the parameter space.
   const int block = static_cast<int>(blockIdx.x);
@@ -123,6 +129,7 @@ __device__ float activate(float x, GemvGate gate) {
 // their product.
 template <typename T, int R>
 __global__ void __launch_bounds__(32 * kWarps) gatedGemvKernel(GatedGemvArgs a) {
+  releaseDependents();
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int n = static_cast<int>(blockIdx.x) * kWarps + warp;
   if (n >= a.out) return;
@@ -140,26 +147,31 @@ __global__ void __launch_bounds__(32 * kWarps) gatedGemvKernel(GatedGemvArgs a) 
 }
 
 template <typename T, int R>
-void launchRows(const GemvArgs& a, cudaStream_t stream) {
+cudaError_t launchRows(const GemvArgs& a, cudaStream_t stream) {
   int blocks = 0;
   for (int s = 0; s < a.output_count; ++s) blocks += blocksFor(a.outputs[s].out);
-  gemvKernel<T, R><<<blocks, 32 * kWarps, 0, stream>>>(a);
+  return launchKernel(gemvKernel<T, R>, dim3(blocks), dim3(32 * kWarps), 0, stream,
+                      a.programmatic, a);
 }
 
 template <typename T, int R>
-void launchRows(const GatedGemvArgs& a, cudaStream_t stream) {
-  gatedGemvKernel<T, R><<<blocksFor(a.out), 32 * kWarps, 0, stream>>>(a);
+cudaError_t launchRows(const GatedGemvArgs& a, cudaStream_t stream) {
+  return launchKernel(gatedGemvKernel<T, R>, dim3(blocksFor(a.out)), dim3(32 * kWarps), 0,
+                      stream, a.programmatic, a);
 }
 
 template <typename T, typename Args>
 const char* launch(const Args& a, cudaStream_t stream) {
+  cudaError_t status = cudaSuccess;
   switch (a.rows) {
-    case 1: launchRows<T, 1>(a, stream); break;
-    case 2: launchRows<T, 2>(a, stream); break;
-    case 3: launchRows<T, 3>(a, stream); break;
-    default: launchRows<T, 4>(a, stream); break;
+    case 1: status = launchRows<T, 1>(a, stream); break;
+    case 2: status = launchRows<T, 2>(a, stream); break;
+    case 3: status = launchRows<T, 3>(a, stream); break;
+    default: status = launchRows<T, 4>(a, stream); break;
   }
-  return cudaGetLastError() == cudaSuccess ? nullptr : "the linear layer's kernel did not launch";
+  return status == cudaSuccess && cudaGetLastError() == cudaSuccess
+             ? nullptr
+             : "the linear layer's kernel did not launch";
 }
 
 template <typename Args>

@@ -36,6 +36,9 @@ struct GemvArgs {
   GemvOutput outputs[kGemvMaxOutputs];       // the first output_count are used
   int output_count = 1;
   int rows = 0, in = 0;
+  // Launch with programmatic dependent launch (programmatic_launch.cuh; sm_90 or later only): the
+  // kernel streams its first weight vectors in before the kernel before it has finished.
+  bool programmatic = false;
 };
 
 // The gate's activation, computed in float32 on the gate rounded to the element type, as
@@ -50,6 +53,7 @@ struct GatedGemvArgs {
   const void* up = nullptr;    // [out, in], contiguous, 16-byte aligned
   void* y = nullptr;           // [rows, out], contiguous: act(x·gateᵀ) · (x·upᵀ)
   int rows = 0, in = 0, out = 0;
+  bool programmatic = false;  // as GemvArgs::programmatic
 };
 
 // Whether the kernels take this many rows (1 … kGemvMaxRows) of this width (a multiple of 8, so

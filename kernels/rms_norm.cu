@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "kernels/element_convert.cuh"
+#include "kernels/programmatic_launch.cuh"
 #include "kernels/rms_norm.h"
 
 namespace studio::kernels {
@@ -18,6 +19,7 @@ constexpr int kMaxThreads = 256;
 
 template <typename T>
 __global__ void __launch_bounds__(kMaxThreads) rmsNormKernel(RmsNormArgs a) {
+  releaseDependents();  // a decode GEMV after it may stream its weights in meanwhile
   const std::int64_t row = blockIdx.x;
   const T* x = static_cast<const T*>(a.x) + row * a.n;
   const T* w = static_cast<const T*>(a.weight);
@@ -57,6 +59,7 @@ struct alignas(16) Vector {
 // `group` threads per row (a power of two ≤ kMaxThreads), kMaxThreads / group rows per block.
 template <typename T>
 __global__ void __launch_bounds__(kMaxThreads) rmsNormVectorKernel(RmsNormArgs a, int group) {
+  releaseDependents();  // a decode GEMV after it may stream its weights in meanwhile
   using V = Vector<T>;
   const int vectors = a.n / V::kSize;
   const int lane = threadIdx.x % group;

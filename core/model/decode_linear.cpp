@@ -4,6 +4,7 @@
 #include "kernels/gemv.h"
 
 #if defined(STUDIO_HAVE_CUDA_KERNELS)
+#include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDAStream.h>
 
 #include <cstdint>
@@ -72,6 +73,13 @@ Tensor outputFor(const Tensor& x, std::int64_t out) {
   return torch::empty(shape, x.options());
 }
 
+// STUDIO_DECODE_PDL=on, on a device that has programmatic dependent launch (sm_90 or later):
+// the kernels stream their first weights in while the kernel before them finishes.
+bool programmaticLaunch() {
+  return environmentSwitch("STUDIO_DECODE_PDL", "on") &&
+         at::cuda::getCurrentDeviceProperties()->major >= 9;
+}
+
 void check(const char* error) {
   if (error) throwError(ErrorKind::Internal, "", "linear layer kernel", error);
 }
@@ -85,6 +93,7 @@ std::vector<Tensor> launchGroup(const Tensor& input, kernels::ElementType type,
   a.rows = static_cast<int>(input.numel() / input.size(-1));
   a.in = static_cast<int>(input.size(-1));
   a.output_count = static_cast<int>(weights.size());
+  a.programmatic = programmaticLaunch();
   std::vector<Tensor> ys;
   for (std::size_t i = 0; i < weights.size(); ++i) {
     ys.push_back(outputFor(input, weights[i].size(0)));  // [..., out_i]
@@ -165,6 +174,7 @@ std::optional<Tensor> decodeGatedLinear(const Tensor& x, const Tensor& gate, con
   a.rows = static_cast<int>(input->numel() / input->size(-1));
   a.in = static_cast<int>(input->size(-1));
   a.out = static_cast<int>(gate.size(0));
+  a.programmatic = programmaticLaunch();
   check(kernels::gatedGemv(a, c10::cuda::getCurrentCUDAStream().stream()));
   return y;
 }

@@ -8,6 +8,11 @@
 // With STUDIO_DECODE_GEMV=fused a layer's projections that read the same x share a launch: q, k
 // and v in one (decodeLinears), the MLP's gate, up, activation and product in another
 // (decodeGatedLinear). Opt-in until its [.gpu] tests have passed on a GPU (docs/gpu.md).
+//
+// With STUDIO_DECODE_PDL=on, on Hopper or later, every one of these launches is a programmatic
+// dependent launch (kernels/programmatic_launch.cuh): it may start while the norm, attention or
+// projection before it still runs, and streams its first weight vectors in before it waits for
+// that kernel's output. The results are bit for bit the same; opt-in until a GPU has measured it.
 
 #include <torch/torch.h>
 

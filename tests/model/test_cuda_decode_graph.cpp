@@ -321,6 +321,41 @@ TEST_CASE("decode steps with the fused projections equal those without, eager an
   CHECK(torch::equal(fused.kv().contiguous(0).first, separate.kv().contiguous(0).first));
 }
 
+TEST_CASE(
+    "decode steps whose projections are programmatic dependent launches equal the others "
+    "bit for bit",
+    "[model][decode-graph-gpu][.gpu]") {
+  REQUIRE(compat::cudaAvailable());
+  // STUDIO_DECODE_PDL=on moves the GEMVs' first weight loads before their wait for the kernel
+  // before them (on sm_90 and later; elsewhere it changes nothing); no sum changes order. Eager
+  // steps and steps replayed from a graph captured with the switch, each against its own kind.
+  for (const bool fused : {false, true}) {
+    INFO((fused ? "fused projections" : "one launch a projection"));
+    std::optional<test::ScopedEnvironment> fused_switch;
+    if (fused) fused_switch.emplace("STUDIO_DECODE_GEMV", "fused");
+    torch::NoGradGuard no_grad;
+    Prefilled p = prefilledGraphModel("bf16", 200, 29);
+    model::CausalLMImpl& lm = *p.loaded->lm;
+    model::ModelState eager = p.state.copy(), eager_pdl = p.state.copy();
+    model::ModelState graphed = p.state.copy(), graphed_pdl = p.state.copy();
+    model::DecodeGraph graph(lm, graphed, 16), graph_pdl(lm, graphed_pdl, 16);
+    for (int i = 0; i < 12; ++i) {
+      const std::int64_t token = (i * 11 + 4) % 96;
+      const auto expected = model::decodeStep(lm, eager, token);
+      const auto expected_replayed = graph.step(token).clone();
+      const test::ScopedEnvironment pdl("STUDIO_DECODE_PDL", "on");
+      CHECK(torch::equal(model::decodeStep(lm, eager_pdl, token), expected));
+      CHECK(torch::equal(graph_pdl.step(token), expected_replayed));  // captured at i = 1
+    }
+    CHECK(graph_pdl.captureFailure().empty());
+    CHECK(graph_pdl.replays() == 12 - 1);
+    for (int layer = 0; layer < lm.numLayers(); ++layer) {
+      CHECK(torch::equal(graphed_pdl.kv().contiguous(layer).first,
+                         graphed.kv().contiguous(layer).first));
+    }
+  }
+}
+
 TEST_CASE("generate on CUDA queues each step ahead and gives the one-step loop's tokens and state",
           "[model][decode-graph-gpu][.gpu]") {
   REQUIRE(compat::cudaAvailable());
