@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,14 +23,16 @@ double Sampler::uniform() { return static_cast<double>(m_rng() >> 11) * 0x1.0p-5
 
 std::int64_t Sampler::sample(const torch::Tensor& logits) {
   torch::NoGradGuard no_grad;
-  auto row = logits.reshape({-1}).to(torch::kCPU, torch::kFloat32);
-  if (m_params.greedy()) return row.argmax().item<std::int64_t>();
+  const Tensor flat = logits.reshape({-1});
+  if (m_params.greedy()) return flat.to(torch::kCPU, torch::kFloat32).argmax().item<std::int64_t>();
 
   // Candidates sorted by logit, most likely first (a stable sort keeps ties in id order).
-  row = row / m_params.temperature;
-  const std::int64_t vocab = row.size(0);
+  const std::int64_t vocab = flat.size(0);
   const std::int64_t k = m_params.top_k > 0 ? std::min(m_params.top_k, vocab) : vocab;
-  const auto [values, indices] = stableTopK(row, k);
+  std::optional<std::pair<Tensor, Tensor>> head;
+  if (!flat.device().is_cpu()) head = candidatesTopK(flat, k, m_params.temperature);
+  if (!head) head = stableTopK(flat.to(torch::kCPU, torch::kFloat32) / m_params.temperature, k);
+  const auto& [values, indices] = *head;
   auto probs = torch::softmax(values, 0).contiguous();
   const float* p = probs.data_ptr<float>();
 
@@ -93,6 +96,32 @@ std::pair<Tensor, Tensor> stableTopK(const Tensor& row_in, std::int64_t k) {
     v[i] = x[index[i]];
   }
   return {values, indices};
+}
+
+std::optional<std::pair<Tensor, Tensor>> candidatesTopK(const Tensor& logits, std::int64_t k,
+                                                        double temperature) {
+  if (logits.dim() != 1) throwArgument("logits", "expected [vocab]");
+  if (!(temperature > 0)) throwArgument("temperature", "must be > 0");
+  const std::int64_t n = logits.size(0);
+  if (k < 1 || k > n) throwArgument("k", "must be in [1, " + std::to_string(n) + "]");
+  if (k == n) return std::nullopt;
+  const Tensor x = logits.to(torch::kFloat32);  // [vocab] where the logits are
+  // The k-th largest logit, and a threshold a little below it: a quotient can round to the k-th
+  // quotient only within a few units in the last place of it.
+  const Tensor kth = std::get<0>(x.topk(k, 0, /*largest=*/true, /*sorted=*/false)).min();
+  const Tensor threshold = kth - (kth.abs() * 0x1.0p-16).clamp_min(1e-30);  // [] float32
+  const Tensor ids = (x >= threshold).nonzero().reshape({-1});  // [c] int64, in id order
+  const float t = threshold.item<float>();
+  if (ids.size(0) < k) return std::nullopt;  // NaN among the largest, or the threshold
+  const Tensor host_ids = ids.to(torch::kCPU);
+  // The quotients as the host computes them for the whole row (a float32 tensor by a double).
+  const Tensor quotients = x.index_select(0, ids).to(torch::kCPU) / temperature;  // [c]
+  const auto [values, positions] = stableTopK(quotients, k);
+  // Every logit left out is below t, so its quotient is at most t's; the head is the whole
+  // row's where that is below the k-th quotient (else the caller divides the whole row).
+  const float boundary = (torch::full({1}, t) / temperature).item<float>();
+  if (!(boundary < values[k - 1].item<float>())) return std::nullopt;
+  return std::make_pair(values, host_ids.index_select(0, positions));
 }
 
 double tokenLogProb(const torch::Tensor& logits, std::int64_t token) {

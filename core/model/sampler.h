@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <utility>
 
@@ -45,6 +46,17 @@ class Sampler {
 // entries at least as large are sorted (a top-k sample of Qwen3's 151,936 words: about 15 ms
 // sorted whole on one core, well under one this way).
 std::pair<torch::Tensor, torch::Tensor> stableTopK(const torch::Tensor& row, std::int64_t k);
+
+// stableTopK(logits.to(CPU, float32) / temperature, k), with the candidates chosen where
+// `logits` [vocab] live: the k-th largest logit found there, every logit near or above it copied
+// back (k of them, give or take ties) and divided on the host as the whole row would be. A sample
+// from a GPU's logits then copies back a few dozen values instead of the vocabulary, and the host
+// never passes over it. nullopt where this cannot vouch for the same result (k is the vocabulary,
+// NaN or infinity among the largest, a quotient that could tie across the threshold): the caller
+// divides the whole row then.
+std::optional<std::pair<torch::Tensor, torch::Tensor>> candidatesTopK(const torch::Tensor& logits,
+                                                                      std::int64_t k,
+                                                                      double temperature);
 
 // log p(token) under the model (temperature 1): what sequence log-probabilities are made of.
 double tokenLogProb(const torch::Tensor& logits, std::int64_t token);

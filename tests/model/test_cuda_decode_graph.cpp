@@ -542,3 +542,22 @@ TEST_CASE("generate on CUDA probes each step on replayed steps as op by op",
     CHECK(std::abs(graph_masses[i] - eager_masses[i]) < 1e-5);
   }
 }
+
+TEST_CASE(
+    "a sampler drawing from CUDA logits draws the tokens it draws from the same logits on "
+    "the CPU",
+    "[model][decode-graph-gpu][.gpu]") {
+  REQUIRE(compat::cudaAvailable());
+  // The candidates are chosen on the device (candidatesTopK) and divided on the host; the CPU's
+  // logits go through the whole row. Qwen3's vocabulary in bf16, the paper's two settings.
+  torch::manual_seed(5);
+  const auto logits = (torch::randn({151936}) * 4).to(torch::kBFloat16);
+  const auto on_device = logits.to(torch::kCUDA);
+  for (const auto& params :
+       {model::SamplingParams::thinking(3), model::SamplingParams::nonThinking(4)}) {
+    INFO("temperature " << params.temperature);
+    REQUIRE(model::candidatesTopK(on_device, params.top_k, params.temperature).has_value());
+    model::Sampler host(params), device(params);
+    for (int i = 0; i < 300; ++i) CHECK(device.sample(on_device) == host.sample(logits));
+  }
+}

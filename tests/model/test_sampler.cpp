@@ -131,3 +131,43 @@ TEST_CASE("sampler: stableTopK refuses what it cannot sort, naming the argument"
   CHECK_THROWS_WITH(model::stableTopK(row, 0), Catch::Contains("k"));
   CHECK_THROWS_WITH(model::stableTopK(row, 11), Catch::Contains("k"));
 }
+
+TEST_CASE("sampler: candidates chosen where the logits live give the whole row's head", "[model]") {
+  // candidatesTopK runs on any device; on the CPU here, against stableTopK over the whole row
+  // divided on the host. Rows: bf16 logits (ties everywhere), a coarse grid, and neighbours one
+  // unit in the last place apart, whose quotients may round to one value.
+  torch::manual_seed(21);
+  const auto bf16 = (torch::randn({151936}) * 4).to(torch::kBFloat16);
+  const auto grid = torch::randint(-40, 40, {5000}).to(torch::kFloat32) / 4;
+  auto neighbours = torch::full({4000}, 3.0f);
+  for (std::int64_t i = 0; i < 4000; ++i) {
+    neighbours[i] = std::nextafter(3.0f, 4.0f) - static_cast<float>(i % 7) * 2.4e-7f;
+  }
+  int vouched = 0;
+  for (const auto& row : {bf16, grid, neighbours}) {
+    for (const double temperature : {0.6, 0.7, 1.0, 1.3, 3.0}) {
+      for (const std::int64_t k : {1, 20, 50}) {
+        INFO("vocab " << row.size(0) << ", temperature " << temperature << ", k " << k);
+        const auto got = model::candidatesTopK(row, k, temperature);
+        if (!got) continue;
+        ++vouched;
+        const auto [values, ids] = model::stableTopK(row.to(torch::kFloat32) / temperature, k);
+        CHECK(torch::equal(got->second, ids));
+        CHECK(torch::equal(got->first, values));
+      }
+    }
+  }
+  CHECK(vouched == 45);  // every one: these quotients cannot round across the threshold
+  // Where it cannot vouch: quotients so small that they round across the threshold (subnormal),
+  // the whole vocabulary, NaN among the largest.
+  const auto tiny = torch::rand({1000}) * 1e-6;
+  CHECK_FALSE(model::candidatesTopK(tiny, 20, 1e38).has_value());
+  CHECK_FALSE(model::candidatesTopK(grid, grid.size(0), 0.7).has_value());
+  auto with_nan = grid.clone();
+  with_nan[9] = NAN;
+  CHECK_FALSE(model::candidatesTopK(with_nan, 20, 0.7).has_value());
+  CHECK_THROWS_WITH(model::candidatesTopK(grid, 20, 0.0), Catch::Contains("temperature"));
+  CHECK_THROWS_WITH(model::candidatesTopK(grid, 0, 0.7), Catch::Contains("k"));
+  CHECK_THROWS_WITH(model::candidatesTopK(grid.reshape({2, -1}), 2, 0.7),
+                    Catch::Contains("logits"));
+}
