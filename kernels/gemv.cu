@@ -6,6 +6,8 @@
 // GemvArgs::programmatic, a kernel issues its first weight vectors before it waits for the kernel
 // before it (programmatic_launch.cuh): the weights are constant; x and the outputs are not.
 
+#include <algorithm>
+
 #include "kernels/element_convert.cuh"
 #include "kernels/gemv.h"
 #include "kernels/programmatic_launch.cuh"
@@ -146,16 +148,203 @@ __global__ void __launch_bounds__(32 * kWarps) gatedGemvKernel(GatedGemvArgs a) 
   }
 }
 
+// The streaming variant (GemvArgs::stream): a grid of as many blocks as fit on the device at once,
+// each warp taking rows row, row + stride, … in turn. A lane keeps kStreamEach vectors of each of
+// its M weight rows in flight while it multiplies the previous ones, across the end of a row into
+// the next, so that its loads never wait for a row's reduction and store. Each lane adds its
+// vectors in the same order as warpDots, so every output is bit for bit the other kernels'.
+constexpr int kStreamUnroll = 4;  // vectors a lane has in flight per buffer, over its M rows
+
+// rows(g, w) points w at row g's M weight rows; store(g, acc) writes row g's outputs (lane 0).
+template <typename T, int R, int M, typename Rows, typename Store>
+__device__ void streamRows(int g, int stride, int total, const uint4* x_rows, int vectors,
+                           int lane, Rows rows, Store store) {
+  constexpr int kEach = kStreamUnroll / M;
+  const uint4* w[M];
+  uint4 next[M][kEach];
+  const auto issue = [&](const uint4* const (&from)[M], int v0) {
+#pragma unroll
+    for (int u = 0; u < kEach; ++u) {
+      const int v = v0 + u * 32 + lane;
+#pragma unroll
+      for (int m = 0; m < M; ++m) {
+        next[m][u] = v < vectors ? __ldcs(from[m] + v) : make_uint4(0, 0, 0, 0);
+      }
+    }
+  };
+  if (g < total) {
+    rows(g, w);
+    issue(w, 0);
+  }
+  waitForPrimary();  // x is the kernel before's output
+  float acc[M][R];
+#pragma unroll
+  for (int m = 0; m < M; ++m) {
+#pragma unroll
+    for (int r = 0; r < R; ++r) acc[m][r] = 0.0f;
+  }
+  int v0 = 0;
+  while (g < total) {
+    uint4 current[M][kEach];
+#pragma unroll
+    for (int m = 0; m < M; ++m) {
+#pragma unroll
+      for (int u = 0; u < kEach; ++u) current[m][u] = next[m][u];
+    }
+    // The next vectors: this row's next pass, or the next row's first.
+    int next_g = g, next_v0 = v0 + 32 * kEach;
+    if (next_v0 >= vectors) next_g += stride, next_v0 = 0;
+    if (next_g < total) {
+      const uint4* next_w[M];
+      if (next_v0 == 0) {
+        rows(next_g, next_w);
+      } else {
+#pragma unroll
+        for (int m = 0; m < M; ++m) next_w[m] = w[m];
+      }
+      issue(next_w, next_v0);
+#pragma unroll
+      for (int m = 0; m < M; ++m) w[m] = next_w[m];
+    }
+#pragma unroll
+    for (int u = 0; u < kEach; ++u) {
+      const int v = v0 + u * 32 + lane;
+      if (v >= vectors) break;
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        const uint4 x_vector = __ldg(x_rows + static_cast<std::int64_t>(r) * vectors + v);
+        const T* x_elements = reinterpret_cast<const T*>(&x_vector);
+#pragma unroll
+        for (int m = 0; m < M; ++m) {
+          const T* w_elements = reinterpret_cast<const T*>(&current[m][u]);
+#pragma unroll
+          for (int e = 0; e < 8; ++e) acc[m][r] += toFloat(w_elements[e]) * toFloat(x_elements[e]);
+        }
+      }
+    }
+    if (next_v0 == 0) {  // the row is done
+#pragma unroll
+      for (int m = 0; m < M; ++m) {
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+#pragma unroll
+          for (int offset = 16; offset > 0; offset /= 2) {
+            acc[m][r] += __shfl_xor_sync(0xffffffffu, acc[m][r], offset);
+          }
+        }
+      }
+      if (lane == 0) store(g, acc);
+#pragma unroll
+      for (int m = 0; m < M; ++m) {
+#pragma unroll
+        for (int r = 0; r < R; ++r) acc[m][r] = 0.0f;
+      }
+    }
+    g = next_g;
+    v0 = next_v0;
+  }
+}
+
+// Row g of the group's concatenated outputs: its output and its row n there.
+__device__ void locateRow(const GemvArgs& a, int g, GemvOutput& o, int& n) {
+  o = a.outputs[0];
+  n = g;
+#pragma unroll
+  for (int s = 1; s < kGemvMaxOutputs; ++s) {
+    if (s < a.output_count && n >= o.out) {
+      n -= o.out;
+      o = a.outputs[s];
+    }
+  }
+}
+
+template <typename T, int R>
+__global__ void __launch_bounds__(32 * kWarps) gemvStreamKernel(GemvArgs a, int total) {
+  releaseDependents();
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int g = static_cast<int>(blockIdx.x) * kWarps + warp;
+  const int stride = static_cast<int>(gridDim.x) * kWarps;
+  streamRows<T, R, 1>(
+      g, stride, total, static_cast<const uint4*>(a.x), a.in / 8, lane,
+      [&](int row, const uint4* (&w)[1]) {
+        GemvOutput o;
+        int n;
+        locateRow(a, row, o, n);
+        w[0] = weightRow<T>(o.weight, n, a.in);
+      },
+      [&](int row, const float (&acc)[1][R]) {
+        GemvOutput o;
+        int n;
+        locateRow(a, row, o, n);
+        const float b = o.bias ? toFloat(static_cast<const T*>(o.bias)[n]) : 0.0f;
+        T* y = static_cast<T*>(o.y);
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+          y[static_cast<std::int64_t>(r) * o.out + n] = fromFloat<T>(acc[0][r] + b);
+        }
+      });
+}
+
+template <typename T, int R>
+__global__ void __launch_bounds__(32 * kWarps) gatedGemvStreamKernel(GatedGemvArgs a) {
+  releaseDependents();
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int g = static_cast<int>(blockIdx.x) * kWarps + warp;
+  const int stride = static_cast<int>(gridDim.x) * kWarps;
+  streamRows<T, R, 2>(
+      g, stride, a.out, static_cast<const uint4*>(a.x), a.in / 8, lane,
+      [&](int row, const uint4* (&w)[2]) {
+        w[0] = weightRow<T>(a.gate, row, a.in);
+        w[1] = weightRow<T>(a.up, row, a.in);
+      },
+      [&](int row, const float (&acc)[2][R]) {
+        T* y = static_cast<T*>(a.y);
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+          const T gate = fromFloat<T>(acc[0][r]), up = fromFloat<T>(acc[1][r]);
+          const T activated = fromFloat<T>(activate(toFloat(gate), a.activation));
+          y[static_cast<std::int64_t>(r) * a.out + row] =
+              fromFloat<T>(toFloat(activated) * toFloat(up));
+        }
+      });
+}
+
+// Blocks of `kernel` that fit on the current device at once (resident together), at most `needed`.
+template <typename Kernel>
+int residentBlocks(Kernel kernel, int needed) {
+  int device = 0, processors = 0, per_processor = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&processors, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_processor, kernel, 32 * kWarps, 0) !=
+          cudaSuccess) {
+    return needed;
+  }
+  return std::max(1, std::min(needed, processors * per_processor));
+}
+
 template <typename T, int R>
 cudaError_t launchRows(const GemvArgs& a, cudaStream_t stream) {
-  int blocks = 0;
-  for (int s = 0; s < a.output_count; ++s) blocks += blocksFor(a.outputs[s].out);
+  int blocks = 0, total = 0;
+  for (int s = 0; s < a.output_count; ++s) {
+    blocks += blocksFor(a.outputs[s].out);
+    total += a.outputs[s].out;
+  }
+  if (a.stream) {
+    const auto kernel = gemvStreamKernel<T, R>;
+    return launchKernel(kernel, dim3(residentBlocks(kernel, blocksFor(total))), dim3(32 * kWarps),
+                        0, stream, a.programmatic, a, total);
+  }
   return launchKernel(gemvKernel<T, R>, dim3(blocks), dim3(32 * kWarps), 0, stream,
                       a.programmatic, a);
 }
 
 template <typename T, int R>
 cudaError_t launchRows(const GatedGemvArgs& a, cudaStream_t stream) {
+  if (a.stream) {
+    const auto kernel = gatedGemvStreamKernel<T, R>;
+    return launchKernel(kernel, dim3(residentBlocks(kernel, blocksFor(a.out))), dim3(32 * kWarps),
+                        0, stream, a.programmatic, a);
+  }
   return launchKernel(gatedGemvKernel<T, R>, dim3(blocksFor(a.out)), dim3(32 * kWarps), 0,
                       stream, a.programmatic, a);
 }

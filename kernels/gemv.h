@@ -39,6 +39,9 @@ struct GemvArgs {
   // Launch with programmatic dependent launch (programmatic_launch.cuh; sm_90 or later only): the
   // kernel streams its first weight vectors in before the kernel before it has finished.
   bool programmatic = false;
+  // As many blocks as are resident at once, each warp streaming through several rows with its
+  // next vectors in flight (gemv.cu's streaming variant); the results are bit for bit the same.
+  bool stream = false;
 };
 
 // The gate's activation, computed in float32 on the gate rounded to the element type, as
@@ -54,6 +57,7 @@ struct GatedGemvArgs {
   void* y = nullptr;           // [rows, out], contiguous: act(x·gateᵀ) · (x·upᵀ)
   int rows = 0, in = 0, out = 0;
   bool programmatic = false;  // as GemvArgs::programmatic
+  bool stream = false;        // as GemvArgs::stream
 };
 
 // Whether the kernels take this many rows (1 … kGemvMaxRows) of this width (a multiple of 8, so

@@ -80,6 +80,11 @@ bool programmaticLaunch() {
          at::cuda::getCurrentDeviceProperties()->major >= 9;
 }
 
+// STUDIO_DECODE_GEMV_STREAM=on: the streaming variant's grid of resident blocks (gemv.h).
+bool streamingLaunch() {
+  return environmentSwitch("STUDIO_DECODE_GEMV_STREAM", "on");
+}
+
 void check(const char* error) {
   if (error) throwError(ErrorKind::Internal, "", "linear layer kernel", error);
 }
@@ -94,6 +99,7 @@ std::vector<Tensor> launchGroup(const Tensor& input, kernels::ElementType type,
   a.in = static_cast<int>(input.size(-1));
   a.output_count = static_cast<int>(weights.size());
   a.programmatic = programmaticLaunch();
+  a.stream = streamingLaunch();
   std::vector<Tensor> ys;
   for (std::size_t i = 0; i < weights.size(); ++i) {
     ys.push_back(outputFor(input, weights[i].size(0)));  // [..., out_i]
@@ -175,6 +181,7 @@ std::optional<Tensor> decodeGatedLinear(const Tensor& x, const Tensor& gate, con
   a.in = static_cast<int>(input->size(-1));
   a.out = static_cast<int>(gate.size(0));
   a.programmatic = programmaticLaunch();
+  a.stream = streamingLaunch();
   check(kernels::gatedGemv(a, c10::cuda::getCurrentCUDAStream().stream()));
   return y;
 }

@@ -268,3 +268,56 @@ TEST_CASE("the fused decode projections stay out where they do not apply", "[mod
   CHECK_FALSE(model::decodeLinears(x, {trained, w}, no_biases));
   CHECK_FALSE(model::decodeGatedLinear(x, w, trained, model::GateActivation::Silu));
 }
+
+TEST_CASE("the streaming decode kernels equal the one-row-a-warp kernels bit for bit",
+          "[model][.gpu]") {
+  REQUIRE(compat::cudaAvailable());
+  torch::NoGradGuard no_grad;
+  // STUDIO_DECODE_GEMV_STREAM=on: a grid of resident blocks, each warp through several rows.
+  // Each lane sums its vectors in the same order, so every output is the same. Qwen3-1.7B's and
+  // 4B's projections (many rows a warp), a width with a partial last pass, 1 to 4 rows, groups of
+  // outputs that end inside a block, biases, and fewer rows than warps.
+  struct Shape {
+    std::vector<std::int64_t> x_shape;  // [..., in]
+    std::vector<std::int64_t> outs;     // one weight, or a group
+    bool bias;
+  };
+  const std::vector<Shape> shapes = {
+      {{1, 1, 2048}, {2048, 1024, 1024}, false},
+      {{1, 1, 6144}, {2048}, false},
+      {{1, 1, 2560}, {9728}, false},
+      {{1, 1, 1000}, {77, 3, 1026}, true},
+      {{4, 1, 520}, {130}, true},
+      {{3, 256}, {5}, false},
+      {{2, 1, 8}, {1}, false},
+  };
+  const ScopedEnvironment fused("STUDIO_DECODE_GEMV", "fused");
+  for (const auto type : {torch::kBFloat16, torch::kFloat16}) {
+    for (const Shape& s : shapes) {
+      const std::int64_t in = s.x_shape.back();
+      INFO(c10::toString(type) << ", x " << torch::IntArrayRef(s.x_shape) << ", outs "
+                               << torch::IntArrayRef(s.outs) << (s.bias ? ", biases" : ""));
+      torch::manual_seed(static_cast<std::uint64_t>(in * 3 + s.outs.size()));
+      const auto options = torch::TensorOptions(type).device(torch::kCUDA);
+      const auto x = torch::randn(s.x_shape, options);
+      std::vector<torch::Tensor> weights, biases;
+      for (const auto out : s.outs) {
+        weights.push_back(torch::randn({out, in}, options) / std::sqrt(static_cast<double>(in)));
+        biases.push_back(s.bias ? torch::randn({out}, options) : torch::Tensor());
+      }
+      const auto rows = model::decodeLinears(x, weights, biases);
+      const auto gated =
+          model::decodeGatedLinear(x, weights[0], weights[0].flip(0), model::GateActivation::Silu);
+      REQUIRE((rows && gated));
+      const ScopedEnvironment stream("STUDIO_DECODE_GEMV_STREAM", "on");
+      const auto streamed = model::decodeLinears(x, weights, biases);
+      const auto streamed_gated =
+          model::decodeGatedLinear(x, weights[0], weights[0].flip(0), model::GateActivation::Silu);
+      REQUIRE((streamed && streamed_gated));
+      for (std::size_t i = 0; i < weights.size(); ++i) {
+        CHECK(torch::equal((*streamed)[i], (*rows)[i]));
+      }
+      CHECK(torch::equal(*streamed_gated, *gated));
+    }
+  }
+}
