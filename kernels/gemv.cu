@@ -21,48 +21,56 @@ constexpr int kUnroll = 8;  // 16-byte weight vectors a lane has in flight
 
 __host__ __device__ int blocksFor(int out) { return (out + kWarps - 1) / kWarps; }
 
-// acc[m][r] = row m of the warp's weights · row r of x, summed over the whole warp. Lane `lane`
-// reads the vectors lane, lane + 32, … of each weight row, kUnroll / M of each row in flight, and
-// adds their products in that order, so the sum of a row does not depend on M.
-template <typename T, int R, int M>
-__device__ void warpDots(const uint4* const (&w_rows)[M], const uint4* x_rows, int vectors,
-                         int lane, float (&acc)[M][R]) {
-  constexpr int kEach = kUnroll / M;
+// The pieces both kernels' warps are made of. A lane reads the vectors lane, lane + 32, … of each
+// of its M weight rows, kEach of each at a time, and adds their products in that order.
+
+// w[m][u] = vector v0 + 32·u + lane of row m (zero past the row). The weights are read once:
+// streamed past the caches.
+template <int M, int kEach>
+__device__ void loadVectors(uint4 (&w)[M][kEach], const uint4* const (&w_rows)[M], int v0,
+                            int vectors, int lane) {
+#pragma unroll
+  for (int u = 0; u < kEach; ++u) {
+    const int v = v0 + u * 32 + lane;
+#pragma unroll
+    for (int m = 0; m < M; ++m) w[m][u] = v < vectors ? __ldcs(w_rows[m] + v) : make_uint4(0, 0, 0, 0);
+  }
+}
+
+// acc[m][r] += the products of w's vectors with the matching vectors of row r of x.
+template <typename T, int R, int M, int kEach>
+__device__ void addProducts(float (&acc)[M][R], const uint4 (&w)[M][kEach], const uint4* x_rows,
+                            int v0, int vectors, int lane) {
+#pragma unroll
+  for (int u = 0; u < kEach; ++u) {
+    const int v = v0 + u * 32 + lane;
+    if (v >= vectors) break;
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      const uint4 x_vector = __ldg(x_rows + static_cast<std::int64_t>(r) * vectors + v);
+      const T* x_elements = reinterpret_cast<const T*>(&x_vector);
+#pragma unroll
+      for (int m = 0; m < M; ++m) {
+        const T* w_elements = reinterpret_cast<const T*>(&w[m][u]);
+#pragma unroll
+        for (int e = 0; e < 8; ++e) acc[m][r] += toFloat(w_elements[e]) * toFloat(x_elements[e]);
+      }
+    }
+  }
+}
+
+template <int R, int M>
+__device__ void clear(float (&acc)[M][R]) {
 #pragma unroll
   for (int m = 0; m < M; ++m) {
 #pragma unroll
     for (int r = 0; r < R; ++r) acc[m][r] = 0.0f;
   }
-  for (int v0 = 0; v0 < vectors; v0 += 32 * kEach) {
-    uint4 w[M][kEach];
-#pragma unroll
-    for (int u = 0; u < kEach; ++u) {
-      const int v = v0 + u * 32 + lane;
-#pragma unroll
-      for (int m = 0; m < M; ++m) {
-        // The weights are read once: streamed past the caches.
-        w[m][u] = v < vectors ? __ldcs(w_rows[m] + v) : make_uint4(0, 0, 0, 0);
-      }
-    }
-    // x is the kernel before's output: read only once it has finished.
-    if (v0 == 0) waitForPrimary();
-#pragma unroll
-    for (int u = 0; u < kEach; ++u) {
-      const int v = v0 + u * 32 + lane;
-      if (v >= vectors) break;
-#pragma unroll
-      for (int r = 0; r < R; ++r) {
-        const uint4 x_vector = __ldg(x_rows + static_cast<std::int64_t>(r) * vectors + v);
-        const T* x_elements = reinterpret_cast<const T*>(&x_vector);
-#pragma unroll
-        for (int m = 0; m < M; ++m) {
-          const T* w_elements = reinterpret_cast<const T*>(&w[m][u]);
-#pragma unroll
-          for (int e = 0; e < 8; ++e) acc[m][r] += toFloat(w_elements[e]) * toFloat(x_elements[e]);
-        }
-      }
-    }
-  }
+}
+
+// Every lane's acc[m][r] becomes the sum over the warp.
+template <int R, int M>
+__device__ void warpSum(float (&acc)[M][R]) {
 #pragma unroll
   for (int m = 0; m < M; ++m) {
 #pragma unroll
@@ -73,6 +81,23 @@ __device__ void warpDots(const uint4* const (&w_rows)[M], const uint4* x_rows, i
       }
     }
   }
+}
+
+// acc[m][r] = row m of the warp's weights · row r of x, summed over the whole warp, kUnroll / M
+// vectors of each row in flight; the sum of a row does not depend on M.
+template <typename T, int R, int M>
+__device__ void warpDots(const uint4* const (&w_rows)[M], const uint4* x_rows, int vectors,
+                         int lane, float (&acc)[M][R]) {
+  constexpr int kEach = kUnroll / M;
+  clear(acc);
+  for (int v0 = 0; v0 < vectors; v0 += 32 * kEach) {
+    uint4 w[M][kEach];
+    loadVectors(w, w_rows, v0, vectors, lane);
+    // x is the kernel before's output: read only once it has finished.
+    if (v0 == 0) waitForPrimary();
+    addProducts<T>(acc, w, x_rows, v0, vectors, lane);
+  }
+  warpSum(acc);
 }
 
 template <typename T>
@@ -162,27 +187,13 @@ __device__ void streamRows(int g, int stride, int total, const uint4* x_rows, in
   constexpr int kEach = kStreamUnroll / M;
   const uint4* w[M];
   uint4 next[M][kEach];
-  const auto issue = [&](const uint4* const (&from)[M], int v0) {
-#pragma unroll
-    for (int u = 0; u < kEach; ++u) {
-      const int v = v0 + u * 32 + lane;
-#pragma unroll
-      for (int m = 0; m < M; ++m) {
-        next[m][u] = v < vectors ? __ldcs(from[m] + v) : make_uint4(0, 0, 0, 0);
-      }
-    }
-  };
   if (g < total) {
     rows(g, w);
-    issue(w, 0);
+    loadVectors(next, w, 0, vectors, lane);
   }
   waitForPrimary();  // x is the kernel before's output
   float acc[M][R];
-#pragma unroll
-  for (int m = 0; m < M; ++m) {
-#pragma unroll
-    for (int r = 0; r < R; ++r) acc[m][r] = 0.0f;
-  }
+  clear(acc);
   int v0 = 0;
   while (g < total) {
     uint4 current[M][kEach];
@@ -195,50 +206,14 @@ __device__ void streamRows(int g, int stride, int total, const uint4* x_rows, in
     int next_g = g, next_v0 = v0 + 32 * kEach;
     if (next_v0 >= vectors) next_g += stride, next_v0 = 0;
     if (next_g < total) {
-      const uint4* next_w[M];
-      if (next_v0 == 0) {
-        rows(next_g, next_w);
-      } else {
-#pragma unroll
-        for (int m = 0; m < M; ++m) next_w[m] = w[m];
-      }
-      issue(next_w, next_v0);
-#pragma unroll
-      for (int m = 0; m < M; ++m) w[m] = next_w[m];
+      if (next_v0 == 0) rows(next_g, w);
+      loadVectors(next, w, next_v0, vectors, lane);
     }
-#pragma unroll
-    for (int u = 0; u < kEach; ++u) {
-      const int v = v0 + u * 32 + lane;
-      if (v >= vectors) break;
-#pragma unroll
-      for (int r = 0; r < R; ++r) {
-        const uint4 x_vector = __ldg(x_rows + static_cast<std::int64_t>(r) * vectors + v);
-        const T* x_elements = reinterpret_cast<const T*>(&x_vector);
-#pragma unroll
-        for (int m = 0; m < M; ++m) {
-          const T* w_elements = reinterpret_cast<const T*>(&current[m][u]);
-#pragma unroll
-          for (int e = 0; e < 8; ++e) acc[m][r] += toFloat(w_elements[e]) * toFloat(x_elements[e]);
-        }
-      }
-    }
+    addProducts<T>(acc, current, x_rows, v0, vectors, lane);
     if (next_v0 == 0) {  // the row is done
-#pragma unroll
-      for (int m = 0; m < M; ++m) {
-#pragma unroll
-        for (int r = 0; r < R; ++r) {
-#pragma unroll
-          for (int offset = 16; offset > 0; offset /= 2) {
-            acc[m][r] += __shfl_xor_sync(0xffffffffu, acc[m][r], offset);
-          }
-        }
-      }
+      warpSum(acc);
       if (lane == 0) store(g, acc);
-#pragma unroll
-      for (int m = 0; m < M; ++m) {
-#pragma unroll
-        for (int r = 0; r < R; ++r) acc[m][r] = 0.0f;
-      }
+      clear(acc);
     }
     g = next_g;
     v0 = next_v0;
