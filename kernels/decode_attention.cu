@@ -307,6 +307,8 @@ __device__ float blockReduce(float value, Op op, float* scratch) {
 // A block per (sequence, head): the splits' maxima and sums reduced by the whole block, then each
 // thread adds its dimensions' partial sums over the splits, kThreads splits at a time with their
 // weights e^{max_i − max} in shared memory.
+constexpr int kMergeLoads = 32;  // partial sums a thread has in flight
+
 template <typename T>
 __global__ void __launch_bounds__(kThreads) mergeKernel(DecodeAttentionArgs a) {
   releaseDependents();  // the output projection's GEMV may stream its weights in meanwhile
@@ -343,8 +345,19 @@ __global__ void __launch_bounds__(kThreads) mergeKernel(DecodeAttentionArgs a) {
       if (d >= a.dim) break;
       const float* partial = a.partial_out + (first + tile) * a.dim + d;
       float acc = 0.0f;
-#pragma unroll 8
-      for (int i = 0; i < n; ++i) acc += weight[i] * partial[static_cast<std::int64_t>(i) * a.dim];
+      // kMergeLoads splits' partial sums loaded before any is added, then added in split order: at
+      // 8k and at 32k a head has 128 splits, which 8 at a time took 16 trips to memory in turn.
+      for (int i0 = 0; i0 < n; i0 += kMergeLoads) {
+        float loaded[kMergeLoads];
+#pragma unroll
+        for (int u = 0; u < kMergeLoads; ++u) {
+          loaded[u] = i0 + u < n ? partial[static_cast<std::int64_t>(i0 + u) * a.dim] : 0.0f;
+        }
+#pragma unroll
+        for (int u = 0; u < kMergeLoads; ++u) {
+          if (i0 + u < n) acc += weight[i0 + u] * loaded[u];
+        }
+      }
       sum[j] += acc;
     }
   }
