@@ -170,7 +170,10 @@ Tensor AttentionMixerImpl::forwardInPlace(const Tensor& x, const Tensor& q, cons
   KVCache& kv = context.state->kv();
   auto segments = kv.inPlaceSegments(layer);
   // The tail starts at frozenLength: the new token's row in it, computed on the device.
-  const Tensor row = context.positions - kv.frozenLength(layer);  // [1]
+  // (A cache of one segment, every decode after a plain prefill: the position itself, with no
+  // subtraction launched for every layer of every step.)
+  const std::int64_t frozen = kv.frozenLength(layer);
+  const Tensor row = frozen == 0 ? context.positions : context.positions - frozen;  // [1]
   segments.back().first.index_copy_(2, row, k.to(segments.back().first.scalar_type()));
   segments.back().second.index_copy_(2, row, v.to(segments.back().second.scalar_type()));
   // In the cache's dtype (qTTT's float32 W_Q gives float32 queries over a bf16 cache).
