@@ -33,7 +33,9 @@ __device__ void loadVectors(uint4 (&w)[M][kEach], const uint4* const (&w_rows)[M
   for (int u = 0; u < kEach; ++u) {
     const int v = v0 + u * 32 + lane;
 #pragma unroll
-    for (int m = 0; m < M; ++m) w[m][u] = v < vectors ? __ldcs(w_rows[m] + v) : make_uint4(0, 0, 0, 0);
+    for (int m = 0; m < M; ++m) {
+      w[m][u] = v < vectors ? __ldcs(w_rows[m] + v) : make_uint4(0, 0, 0, 0);
+    }
   }
 }
 
