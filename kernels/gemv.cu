@@ -7,6 +7,7 @@
 // before it (programmatic_launch.cuh): the weights are constant; x and the outputs are not.
 
 #include <algorithm>
+#include <atomic>
 
 #include "kernels/element_convert.cuh"
 #include "kernels/gemv.h"
@@ -287,16 +288,26 @@ __global__ void __launch_bounds__(32 * kWarps) gatedGemvStreamKernel(GatedGemvAr
 }
 
 // Blocks of `kernel` that fit on the current device at once (resident together), at most `needed`.
+// Asked of the runtime once per kernel and device (an eager decode step launches ~200 GEMVs).
 template <typename Kernel>
 int residentBlocks(Kernel kernel, int needed) {
-  int device = 0, processors = 0, per_processor = 0;
-  if (cudaGetDevice(&device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&processors, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_processor, kernel, 32 * kWarps, 0) !=
-          cudaSuccess) {
-    return needed;
+  constexpr int kDevices = 64;
+  static std::atomic<int> resident[kDevices] = {};  // 0: not asked yet
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= kDevices) return needed;
+  int blocks = resident[device].load(std::memory_order_relaxed);
+  if (blocks == 0) {
+    int processors = 0, per_processor = 0;
+    if (cudaDeviceGetAttribute(&processors, cudaDevAttrMultiProcessorCount, device) !=
+            cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_processor, kernel, 32 * kWarps, 0) !=
+            cudaSuccess) {
+      return needed;
+    }
+    blocks = std::max(1, processors * per_processor);
+    resident[device].store(blocks, std::memory_order_relaxed);
   }
-  return std::max(1, std::min(needed, processors * per_processor));
+  return std::min(needed, blocks);
 }
 
 template <typename T, int R>
