@@ -14,6 +14,21 @@ namespace studio::model {
 
 using torch::Tensor;
 
+namespace {
+
+// fusedSpanAttention where the context gives the queries' and keys' bounds on the device (a qTTT
+// step replayed from a graph, or a decode step with the graph's flash attention) and the layer's
+// cache is one segment; nullopt otherwise, or where flash does not take the tensors.
+std::optional<AttentionOutput> boundedAttention(
+    const Tensor& q, const std::vector<std::pair<Tensor, Tensor>>& segments,
+    const Tensor& positions, const ForwardContext& context, const ScoreRule& rule) {
+  if (segments.size() != 1 || !context.span_key_bounds.defined()) return std::nullopt;
+  return fusedSpanAttention(q, segments[0].first, segments[0].second, positions,
+                            context.span_query_bounds, context.span_key_bounds, rule);
+}
+
+}  // namespace
+
 AttentionMixerImpl::AttentionMixerImpl(const ModelConfig& config, int layer,
                                        std::shared_ptr<const Rotary> rotary,
                                        const torch::TensorOptions& options)
@@ -140,11 +155,8 @@ Tensor AttentionMixerImpl::forward(const Tensor& x, int layer, ForwardContext& c
   }
 
   // One segment: the fused path where it applies (fused_attention.h), else the chunked one.
-  std::optional<AttentionOutput> fused;
-  if (segments.size() == 1 && context.span_key_bounds.defined()) {
-    fused = fusedSpanAttention(q, segments[0].first, segments[0].second, positions,
-                               context.span_query_bounds, context.span_key_bounds, m_rule);
-  } else if (segments.size() == 1) {
+  std::optional<AttentionOutput> fused = boundedAttention(q, segments, positions, context, m_rule);
+  if (!fused && segments.size() == 1 && !context.span_key_bounds.defined()) {
     fused = fusedAttention(q, segments[0].first, segments[0].second, context.position_run_start,
                            m_rule);
   }
@@ -178,11 +190,8 @@ Tensor AttentionMixerImpl::forwardInPlace(const Tensor& x, const Tensor& q, cons
   segments.back().second.index_copy_(2, row, v.to(segments.back().second.scalar_type()));
   // In the cache's dtype (qTTT's float32 W_Q gives float32 queries over a bf16 cache).
   const Tensor q_cache = q.to(segments.back().first.scalar_type());  // [B, Hq, 1, D]
-  std::optional<AttentionOutput> fused;
-  if (segments.size() == 1 && context.span_key_bounds.defined()) {
-    fused = fusedSpanAttention(q_cache, segments[0].first, segments[0].second, context.positions,
-                               context.span_query_bounds, context.span_key_bounds, m_rule);
-  }
+  const std::optional<AttentionOutput> fused =
+      boundedAttention(q_cache, segments, context.positions, context, m_rule);
   const AttentionOutput attention =
       fused ? *fused : decodeAttention(q_cache, segments, context.key_count, m_rule.scale);
   record(context, layer, q, attention.lse);

@@ -68,8 +68,10 @@ struct DecodeGraph::Impl {
   ModelState& state;
   CapturedStep captured;
   bool capture_queries = false;
-  bool flash = false;                                      // flashAttentionChosen when made
-  std::size_t max_segments = kDecodeAttentionMaxSegments;  // a layer's cache segments
+  bool flash = false;  // flashAttentionChosen when made
+
+  // The segments a layer's cache may keep: flash reads one.
+  std::size_t maxSegments() const { return flash ? 1 : kDecodeAttentionMaxSegments; }
   ForwardCapture capture;            // the graph's own tensors once captured
   std::int64_t room = 0;             // positions the tails last made room for
   std::int64_t capacity = 0;         // positions the tails hold
@@ -96,14 +98,13 @@ DecodeGraph::DecodeGraph(CausalLMImpl& lm, ModelState& state, std::int64_t room,
     const auto bounds = torch::TensorOptions(torch::kInt32).device(lm.device());
     m_impl->query_bounds = torch::tensor({0, 1}, bounds);
     m_impl->key_bounds = torch::zeros({2}, bounds);
-    m_impl->max_segments = 1;
   }
   m_impl->room = room;
   m_impl->capacity = state.length() + room;
   m_impl->first_length = state.length();
   m_impl->expected_length = state.length();
   torch::NoGradGuard no_grad;
-  state.kv().prepareInPlace(m_impl->capacity, m_impl->max_segments);
+  state.kv().prepareInPlace(m_impl->capacity, m_impl->maxSegments());
 }
 
 DecodeGraph::~DecodeGraph() = default;
@@ -139,7 +140,7 @@ Tensor DecodeGraph::stepWith(const std::function<void()>& write_token) {
     s.logits = Tensor();
     s.room *= 2;
     s.capacity = position + s.room;
-    s.state.kv().prepareInPlace(s.capacity, s.max_segments);
+    s.state.kv().prepareInPlace(s.capacity, s.maxSegments());
   }
   s.captured.run(
       [&] {
