@@ -10,12 +10,13 @@
 #include "kernels/element_convert.cuh"
 #include "kernels/programmatic_launch.cuh"
 #include "kernels/rms_norm.h"
+#include "kernels/rms_norm_row.cuh"
 
 namespace studio::kernels {
 
 namespace {
 
-constexpr int kMaxThreads = 256;
+constexpr int kMaxThreads = kRmsNormMaxGroup;
 
 template <typename T>
 __global__ void __launch_bounds__(kMaxThreads) rmsNormKernel(RmsNormArgs a) {
@@ -38,23 +39,13 @@ __global__ void __launch_bounds__(kMaxThreads) rmsNormKernel(RmsNormArgs a) {
   if (threadIdx.x == 0) {
     float total = 0.0f;
     for (int i = 0; i < (blockDim.x + 31) / 32; ++i) total += warp_sums[i];
-    // mean (libtorch's CUDA mean multiplies by 1/n), + eps, rsqrt: the composition's float32 steps.
-    inverse_rms = rsqrtf(total * (1.0f / static_cast<float>(a.n)) + a.eps);
+    inverse_rms = inverseRms(total, a.n, a.eps);
   }
   __syncthreads();
   for (int i = threadIdx.x; i < a.n; i += blockDim.x) {
-    const T normed = fromFloat<T>(toFloat(x[i]) * inverse_rms);
-    out[i] = fromFloat<T>(toFloat(w[i]) * toFloat(normed));
+    out[i] = rmsNormElement(x[i], w[i], inverse_rms);
   }
 }
-
-constexpr int kMaxVectorsPerThread = 4;
-
-template <typename T>
-struct alignas(16) Vector {
-  static constexpr int kSize = 16 / sizeof(T);
-  T v[kSize];
-};
 
 // `group` threads per row (a power of two ≤ kMaxThreads), kMaxThreads / group rows per block.
 template <typename T>
@@ -67,22 +58,9 @@ __global__ void __launch_bounds__(kMaxThreads) rmsNormVectorKernel(RmsNormArgs a
   const bool active = row < a.rows;
   const V* x = reinterpret_cast<const V*>(static_cast<const T*>(a.x) + (active ? row : 0) * a.n);
   const V* w = reinterpret_cast<const V*>(a.weight);
-  V held[kMaxVectorsPerThread];
-  float sum = 0.0f;
-#pragma unroll
-  for (int j = 0; j < kMaxVectorsPerThread; ++j) {
-    const int i = lane + j * group;
-    if (active && i < vectors) {
-      held[j] = x[i];
-#pragma unroll
-      for (int e = 0; e < V::kSize; ++e) {
-        const float f = toFloat(held[j].v[e]);
-        sum += f * f;
-      }
-    }
-  }
+  V held[kRmsNormMaxVectorsPerThread];
   // Within the row's group: shuffles over its lanes, then shared memory across its warps.
-  for (int offset = min(group, 32) / 2; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+  float sum = groupShuffleSum(loadSquares(x, vectors, lane, group, active, held), group);
   if (group > 32) {
     __shared__ float warp_sums[kMaxThreads / 32];
     const int warp = threadIdx.x / 32, warps_per_row = group / 32;
@@ -93,19 +71,17 @@ __global__ void __launch_bounds__(kMaxThreads) rmsNormVectorKernel(RmsNormArgs a
     for (int i = 0; i < warps_per_row; ++i) sum += warp_sums[first + i];
   }
   if (!active) return;
-  // mean (libtorch's CUDA mean multiplies by 1/n), + eps, rsqrt: the composition's float32 steps.
-  const float inverse_rms = rsqrtf(sum * (1.0f / static_cast<float>(a.n)) + a.eps);
+  const float inverse_rms = inverseRms(sum, a.n, a.eps);
   V* out = reinterpret_cast<V*>(static_cast<T*>(a.out) + row * a.n);
 #pragma unroll
-  for (int j = 0; j < kMaxVectorsPerThread; ++j) {
+  for (int j = 0; j < kRmsNormMaxVectorsPerThread; ++j) {
     const int i = lane + j * group;
     if (i < vectors) {
       const V weight = w[i];
       V result;
 #pragma unroll
       for (int e = 0; e < V::kSize; ++e) {
-        const T normed = fromFloat<T>(toFloat(held[j].v[e]) * inverse_rms);
-        result.v[e] = fromFloat<T>(toFloat(weight.v[e]) * toFloat(normed));
+        result.v[e] = rmsNormElement(held[j].v[e], weight.v[e], inverse_rms);
       }
       out[i] = result;
     }
@@ -170,11 +146,9 @@ template <typename T>
 const char* launch(const RmsNormArgs& a, cudaStream_t stream) {
   constexpr int kSize = Vector<T>::kSize;
   const int vectors = a.n / kSize;
-  if (a.n % kSize == 0 && vectors <= kMaxThreads * kMaxVectorsPerThread && aligned16(a.x) &&
-      aligned16(a.weight) && aligned16(a.out)) {
-    int group = 1;
-    while (group < kMaxThreads && group * kMaxVectorsPerThread < vectors) group *= 2;
-    while (group < 32 && group < vectors) group *= 2;  // one vector per lane where the row has them
+  if (a.n % kSize == 0 && vectors <= kMaxThreads * kRmsNormMaxVectorsPerThread &&
+      aligned16(a.x) && aligned16(a.weight) && aligned16(a.out)) {
+    const int group = rmsNormGroup(vectors);
     const std::int64_t rows_per_block = kMaxThreads / group;
     const std::int64_t blocks = (a.rows + rows_per_block - 1) / rows_per_block;
     rmsNormVectorKernel<T><<<static_cast<unsigned>(blocks), kMaxThreads, 0, stream>>>(a, group);

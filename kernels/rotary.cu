@@ -2,14 +2,11 @@
 
 #include "kernels/element_convert.cuh"
 #include "kernels/rotary.h"
+#include "kernels/rotary_element.cuh"
 
 namespace studio::kernels {
 
 namespace {
-
-// a·b rounded to T, as one elementwise op of T computes it.
-template <typename T>
-__device__ float product(float a, float b) { return toFloat(fromFloat<T>(a * b)); }
 
 template <typename T>
 __global__ void rotaryKernel(RotaryArgs a) {
@@ -21,12 +18,11 @@ __global__ void rotaryKernel(RotaryArgs a) {
   const T* x = static_cast<const T*>(a.x) + b * a.x_batch_stride + h * a.x_head_stride +
                static_cast<std::int64_t>(t) * a.x_token_stride;
   T* out = static_cast<T*>(a.out) + static_cast<std::int64_t>(row) * a.dim;
-  const float angle = static_cast<float>(a.positions[t]) * a.inv_freq[d];
-  const float c = toFloat(fromFloat<T>(cosf(angle) * a.attention_factor));
-  const float s = toFloat(fromFloat<T>(sinf(angle) * a.attention_factor));
+  float c, s;
+  rotaryCosSin<T>(a.positions[t], a.inv_freq[d], a.attention_factor, c, s);
   const float x1 = toFloat(x[d]), x2 = toFloat(x[d + half]);
-  out[d] = fromFloat<T>(product<T>(x1, c) + product<T>(-x2, s));
-  out[d + half] = fromFloat<T>(product<T>(x2, c) + product<T>(x1, s));
+  out[d] = rotaryElement<T>(x1, -x2, c, s);
+  out[d + half] = rotaryElement<T>(x2, x1, c, s);
 }
 
 template <typename T>
