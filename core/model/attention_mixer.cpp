@@ -7,6 +7,7 @@
 #include "core/model/attention_kernel.h"
 #include "core/model/decode_attention.h"
 #include "core/model/decode_linear.h"
+#include "core/model/decode_prologue.h"
 #include "core/model/fused_attention.h"
 #include "core/model/model_state.h"
 
@@ -125,9 +126,8 @@ Tensor AttentionMixerImpl::forward(const Tensor& x, int layer, ForwardContext& c
   const auto B = x.size(0), T = x.size(1);
   const Tensor& positions = context.positions;
   const Projections p = project(x, context.mode != AttentionMode::Frozen);
+  if (context.mode == AttentionMode::InPlace) return forwardInPlace(x, p, layer, context);
   Tensor q = rotatedQueries(p.q, positions);  // [B, Hq, T, D]
-
-  if (context.mode == AttentionMode::InPlace) return forwardInPlace(x, q, p, layer, context);
 
   std::vector<std::pair<Tensor, Tensor>> segments;
   switch (context.mode) {
@@ -170,26 +170,38 @@ Tensor AttentionMixerImpl::forward(const Tensor& x, int layer, ForwardContext& c
   return o_proj->forward(merged);
 }
 
-Tensor AttentionMixerImpl::forwardInPlace(const Tensor& x, const Tensor& q, const Projections& p,
-                                          int layer, ForwardContext& context) {
+Tensor AttentionMixerImpl::forwardInPlace(const Tensor& x, const Projections& p, int layer,
+                                          ForwardContext& context) {
   if (!context.state || !context.key_count.defined() || x.size(1) != 1) {
     throwError(ErrorKind::Internal, "", "attention",
                "an in-place forward reads one token per sequence into a state, with key_count");
   }
   const auto B = x.size(0);
-  Tensor v;
-  const Tensor k = keysValues(p, context.positions, v);  // [B, Hkv, 1, D]
   KVCache& kv = context.state->kv();
   auto segments = kv.inPlaceSegments(layer);
-  // The tail starts at frozenLength: the new token's row in it, computed on the device.
-  // (A cache of one segment, every decode after a plain prefill: the position itself, with no
-  // subtraction launched for every layer of every step.)
+  Tensor& k_tail = segments.back().first;   // [B, Hkv, capacity, D]
+  Tensor& v_tail = segments.back().second;  // [B, Hkv, capacity, D]
   const std::int64_t frozen = kv.frozenLength(layer);
-  const Tensor row = frozen == 0 ? context.positions : context.positions - frozen;  // [1]
-  segments.back().first.index_copy_(2, row, k.to(segments.back().first.scalar_type()));
-  segments.back().second.index_copy_(2, row, v.to(segments.back().second.scalar_type()));
+  // The norms, the rotation and the cache writes in one kernel where it applies.
+  const std::optional<Tensor> prologue = fusedDecodePrologue(
+      {p.q, p.k, p.v, m_heads, m_kv_heads, m_head_dim, q_norm ? q_norm.get() : nullptr,
+       k_norm ? k_norm.get() : nullptr, m_rotary.get(), context.positions, k_tail, v_tail, frozen});
+  Tensor q;  // [B, Hq, 1, D]
+  if (prologue) {
+    q = *prologue;
+  } else {
+    q = rotatedQueries(p.q, context.positions);
+    Tensor v;
+    const Tensor k = keysValues(p, context.positions, v);  // [B, Hkv, 1, D]
+    // The tail starts at frozenLength: the new token's row in it, computed on the device.
+    // (A cache of one segment, every decode after a plain prefill: the position itself, with no
+    // subtraction launched for every layer of every step.)
+    const Tensor row = frozen == 0 ? context.positions : context.positions - frozen;  // [1]
+    k_tail.index_copy_(2, row, k.to(k_tail.scalar_type()));
+    v_tail.index_copy_(2, row, v.to(v_tail.scalar_type()));
+  }
   // In the cache's dtype (qTTT's float32 W_Q gives float32 queries over a bf16 cache).
-  const Tensor q_cache = q.to(segments.back().first.scalar_type());  // [B, Hq, 1, D]
+  const Tensor q_cache = q.to(k_tail.scalar_type());  // [B, Hq, 1, D]
   const std::optional<AttentionOutput> fused =
       boundedAttention(q_cache, segments, context.positions, context, m_rule);
   const AttentionOutput attention =

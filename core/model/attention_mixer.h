@@ -51,9 +51,9 @@ class AttentionMixerImpl : public MixerImpl {
                            torch::Tensor& v_out);
   void record(ForwardContext& context, int layer, const torch::Tensor& q,
               const torch::Tensor& lse);
-  // AttentionMode::InPlace: q [B, Hq, 1, D] and the projections p of x [B, 1, hidden].
-  torch::Tensor forwardInPlace(const torch::Tensor& x, const torch::Tensor& q,
-                               const Projections& p, int layer, ForwardContext& context);
+  // AttentionMode::InPlace, from the projections p of x [B, 1, hidden].
+  torch::Tensor forwardInPlace(const torch::Tensor& x, const Projections& p, int layer,
+                               ForwardContext& context);
 
   std::int64_t m_heads, m_kv_heads, m_head_dim;
   ScoreRule m_rule;

@@ -16,10 +16,11 @@ namespace studio::model {
 // Every switch the engine reads. Each changes which kernels compute a result, so a run's provenance
 // records those that are set (kernelSwitchesSet).
 constexpr const char* kKernelSwitches[] = {
-    "STUDIO_ATTENTION",          "STUDIO_DECODE_ATTENTION",  "STUDIO_DECODE_GEMV",
-    "STUDIO_DECODE_GEMV_STREAM", "STUDIO_DECODE_GRAPH",      "STUDIO_DECODE_LOOKAHEAD",
-    "STUDIO_DECODE_PDL",         "STUDIO_FUSED_ELEMENTWISE", "STUDIO_RMSNORM_BACKWARD",
-    "STUDIO_QTTT_GRAPH",         "STUDIO_SPAN_BACKWARD",     "STUDIO_TTT_SCAN",
+    "STUDIO_ATTENTION",          "STUDIO_DECODE_ATTENTION", "STUDIO_DECODE_GEMV",
+    "STUDIO_DECODE_GEMV_STREAM", "STUDIO_DECODE_GRAPH",     "STUDIO_DECODE_LOOKAHEAD",
+    "STUDIO_DECODE_PDL",         "STUDIO_DECODE_PROLOGUE",  "STUDIO_FUSED_ELEMENTWISE",
+    "STUDIO_RMSNORM_BACKWARD",   "STUDIO_QTTT_GRAPH",       "STUDIO_SPAN_BACKWARD",
+    "STUDIO_TTT_SCAN",
 };
 
 // True when the environment variable `name` is set to exactly `value`. `name` must be one of
