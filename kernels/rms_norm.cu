@@ -18,16 +18,32 @@ namespace {
 
 constexpr int kMaxThreads = kRmsNormMaxGroup;
 
+// x + residual rounded to T, as libtorch's add of two tensors of T rounds it.
 template <typename T>
+__device__ __forceinline__ T residualSum(T x, T residual) {
+  return fromFloat<T>(toFloat(x) + toFloat(residual));
+}
+
+// With kResidual the row normalized is x + residual (rms_norm.h), written to a.sum and read back
+// by the thread that wrote it.
+template <typename T, bool kResidual>
 __global__ void __launch_bounds__(kMaxThreads) rmsNormKernel(RmsNormArgs a) {
   releaseDependents();  // a decode GEMV after it may stream its weights in meanwhile
   const std::int64_t row = blockIdx.x;
-  const T* x = static_cast<const T*>(a.x) + row * a.n;
+  const T* x = static_cast<const T*>(kResidual ? a.sum : a.x) + row * a.n;
   const T* w = static_cast<const T*>(a.weight);
   T* out = static_cast<T*>(a.out) + row * a.n;
   float sum = 0.0f;
   for (int i = threadIdx.x; i < a.n; i += blockDim.x) {
-    const float v = toFloat(x[i]);
+    float v;
+    if constexpr (kResidual) {
+      const T s = residualSum(static_cast<const T*>(a.x)[row * a.n + i],
+                              static_cast<const T*>(a.residual)[row * a.n + i]);
+      static_cast<T*>(a.sum)[row * a.n + i] = s;
+      v = toFloat(s);
+    } else {
+      v = toFloat(x[i]);
+    }
     sum += v * v;
   }
   for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
@@ -48,7 +64,8 @@ __global__ void __launch_bounds__(kMaxThreads) rmsNormKernel(RmsNormArgs a) {
 }
 
 // `group` threads per row (a power of two ≤ kMaxThreads), kMaxThreads / group rows per block.
-template <typename T>
+// With kResidual the row normalized is x + residual (rms_norm.h), also written to a.sum.
+template <typename T, bool kResidual>
 __global__ void __launch_bounds__(kMaxThreads) rmsNormVectorKernel(RmsNormArgs a, int group) {
   releaseDependents();  // a decode GEMV after it may stream its weights in meanwhile
   using V = Vector<T>;
@@ -56,11 +73,32 @@ __global__ void __launch_bounds__(kMaxThreads) rmsNormVectorKernel(RmsNormArgs a
   const int lane = threadIdx.x % group;
   const std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * (kMaxThreads / group) + threadIdx.x / group;
   const bool active = row < a.rows;
-  const V* x = reinterpret_cast<const V*>(static_cast<const T*>(a.x) + (active ? row : 0) * a.n);
+  const std::int64_t offset = (active ? row : 0) * a.n;
+  const V* x = reinterpret_cast<const V*>(static_cast<const T*>(a.x) + offset);
   const V* w = reinterpret_cast<const V*>(a.weight);
   V held[kRmsNormMaxVectorsPerThread];
+  float squares;
+  if constexpr (kResidual) {
+    const V* residual = reinterpret_cast<const V*>(static_cast<const T*>(a.residual) + offset);
+    V* sum_out = reinterpret_cast<V*>(static_cast<T*>(a.sum) + offset);
+#pragma unroll
+    for (int j = 0; j < kRmsNormMaxVectorsPerThread; ++j) {
+      const int i = lane + j * group;
+      if (active && i < vectors) {
+        const V xv = x[i], rv = residual[i];
+        V sum_vector;
+#pragma unroll
+        for (int e = 0; e < V::kSize; ++e) sum_vector.v[e] = residualSum(xv.v[e], rv.v[e]);
+        sum_out[i] = sum_vector;
+        held[j] = sum_vector;
+      }
+    }
+    squares = heldSquares(held, vectors, lane, group, active);
+  } else {
+    squares = loadSquares(x, vectors, lane, group, active, held);
+  }
   // Within the row's group: shuffles over its lanes, then shared memory across its warps.
-  float sum = groupShuffleSum(loadSquares(x, vectors, lane, group, active, held), group);
+  float sum = groupShuffleSum(squares, group);
   if (group > 32) {
     __shared__ float warp_sums[kMaxThreads / 32];
     const int warp = threadIdx.x / 32, warps_per_row = group / 32;
@@ -142,19 +180,21 @@ const char* launchBackward(const RmsNormBackwardArgs& a, cudaStream_t stream) {
 
 bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
-template <typename T>
+template <typename T, bool kResidual>
 const char* launch(const RmsNormArgs& a, cudaStream_t stream) {
   constexpr int kSize = Vector<T>::kSize;
   const int vectors = a.n / kSize;
   if (a.n % kSize == 0 && vectors <= kMaxThreads * kRmsNormMaxVectorsPerThread &&
-      aligned16(a.x) && aligned16(a.weight) && aligned16(a.out)) {
+      aligned16(a.x) && aligned16(a.weight) && aligned16(a.out) &&
+      (!kResidual || (aligned16(a.residual) && aligned16(a.sum)))) {
     const int group = rmsNormGroup(vectors);
     const std::int64_t rows_per_block = kMaxThreads / group;
     const std::int64_t blocks = (a.rows + rows_per_block - 1) / rows_per_block;
-    rmsNormVectorKernel<T><<<static_cast<unsigned>(blocks), kMaxThreads, 0, stream>>>(a, group);
+    rmsNormVectorKernel<T, kResidual>
+        <<<static_cast<unsigned>(blocks), kMaxThreads, 0, stream>>>(a, group);
   } else {
     const int threads = a.n >= kMaxThreads ? kMaxThreads : ((a.n + 31) / 32) * 32;
-    rmsNormKernel<T><<<static_cast<unsigned>(a.rows), threads, 0, stream>>>(a);
+    rmsNormKernel<T, kResidual><<<static_cast<unsigned>(a.rows), threads, 0, stream>>>(a);
   }
   return cudaGetLastError() == cudaSuccess ? nullptr : "the RMSNorm kernel did not launch";
 }
@@ -173,8 +213,14 @@ const char* rmsNormBackward(const RmsNormBackwardArgs& a, void* stream_ptr) {
 
 const char* rmsNorm(const RmsNormArgs& a, void* stream_ptr) {
   if (a.n < 1 || a.rows < 1 || a.rows > 2147483647) return "RMSNorm needs 1 to 2^31 − 1 rows of n ≥ 1";
+  if ((a.residual == nullptr) != (a.sum == nullptr)) {
+    return "RMSNorm of a residual sum needs both the residual and the sum's buffer";
+  }
   const auto stream = static_cast<cudaStream_t>(stream_ptr);
-  return dispatchElementType(a.type, [&](auto element) { return launch<decltype(element)>(a, stream); });
+  return dispatchElementType(a.type, [&](auto element) {
+    using T = decltype(element);
+    return a.residual != nullptr ? launch<T, true>(a, stream) : launch<T, false>(a, stream);
+  });
 }
 
 }  // namespace studio::kernels

@@ -17,6 +17,11 @@ struct RmsNormArgs {
   std::int64_t rows = 0;
   int n = 0;
   float eps = 1e-6f;
+  // With `residual` [rows, n] (contiguous): the row normalized is x + residual, each element
+  // rounded to the type as libtorch's add rounds it, and written to `sum` [rows, n] (contiguous)
+  // too: a decoder layer's residual stream and the next norm of it in one pass.
+  const void* residual = nullptr;
+  void* sum = nullptr;
 };
 
 // Launches on `stream` (a cudaStream_t). Returns nullptr, or the error's description.

@@ -27,18 +27,15 @@ __host__ __device__ inline int rmsNormGroup(int vectors) {
   return group;
 }
 
-// This lane's vectors of the row x (of `vectors`) loaded into `held`, and the float32 sum of their
-// elements' squares in order; 0 where the lane is not `active`.
+// The float32 sum of the squares of this lane's vectors of a row (`held`, those at lane,
+// lane + group, … of `vectors`), element by element in order; 0 where the lane is not `active`.
 template <typename T>
-__device__ __forceinline__ float loadSquares(const Vector<T>* x, int vectors, int lane, int group,
-                                             bool active,
-                                             Vector<T> (&held)[kRmsNormMaxVectorsPerThread]) {
+__device__ __forceinline__ float heldSquares(const Vector<T> (&held)[kRmsNormMaxVectorsPerThread],
+                                             int vectors, int lane, int group, bool active) {
   float sum = 0.0f;
 #pragma unroll
   for (int j = 0; j < kRmsNormMaxVectorsPerThread; ++j) {
-    const int i = lane + j * group;
-    if (active && i < vectors) {
-      held[j] = x[i];
+    if (active && lane + j * group < vectors) {
 #pragma unroll
       for (int e = 0; e < Vector<T>::kSize; ++e) {
         const float f = toFloat(held[j].v[e]);
@@ -47,6 +44,19 @@ __device__ __forceinline__ float loadSquares(const Vector<T>* x, int vectors, in
     }
   }
   return sum;
+}
+
+// This lane's vectors of the row x loaded into `held`, and heldSquares of them.
+template <typename T>
+__device__ __forceinline__ float loadSquares(const Vector<T>* x, int vectors, int lane, int group,
+                                             bool active,
+                                             Vector<T> (&held)[kRmsNormMaxVectorsPerThread]) {
+#pragma unroll
+  for (int j = 0; j < kRmsNormMaxVectorsPerThread; ++j) {
+    const int i = lane + j * group;
+    if (active && i < vectors) held[j] = x[i];
+  }
+  return heldSquares(held, vectors, lane, group, active);
 }
 
 // `sum` added over the lanes of a group within a warp (the whole warp where the group is wider);

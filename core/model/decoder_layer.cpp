@@ -49,8 +49,8 @@ torch::Tensor DecoderLayerImpl::forward(const torch::Tensor& x_in, int layer,
   }
   torch::Tensor mixed = mixer->forward(mixer_norm->forward(x), layer, context);
   if (mixer_out_norm) mixed = mixer_out_norm->forward(mixed);
-  const torch::Tensor h = x + mixed;
-  torch::Tensor fed = mlp->forward(mlp_norm->forward(h));
+  const auto [h, normed] = mlp_norm->forwardSum(x, mixed);  // h = x + mixed
+  torch::Tensor fed = mlp->forward(normed);
   if (mlp_out_norm) fed = mlp_out_norm->forward(fed);
   return h + fed;
 }

@@ -57,6 +57,33 @@ std::optional<Tensor> fusedRmsNorm(const Tensor& x, const Tensor& weight, double
   return out;
 }
 
+std::optional<std::pair<Tensor, Tensor>> fusedResidualRmsNorm(const Tensor& x,
+                                                              const Tensor& residual,
+                                                              const Tensor& weight, double eps) {
+  const auto type = rmsNormKernelType(x, weight);
+  if (!type || residual.scalar_type() != x.scalar_type() || residual.device() != x.device() ||
+      !residual.sizes().equals(x.sizes()) || needsGradient({x, residual, weight}) ||
+      !environmentSwitch("STUDIO_FUSED_RESIDUAL", "on")) {
+    return std::nullopt;
+  }
+  const Tensor input = x.contiguous(), added = residual.contiguous(), w = weight.contiguous();
+  Tensor sum = torch::empty_like(input), out = torch::empty_like(input);
+  kernels::RmsNormArgs a;
+  a.type = *type;
+  a.x = input.data_ptr();
+  a.residual = added.data_ptr();
+  a.sum = sum.data_ptr();
+  a.weight = w.data_ptr();
+  a.out = out.data_ptr();
+  a.n = static_cast<int>(x.size(-1));
+  a.rows = x.numel() / x.size(-1);
+  a.eps = static_cast<float>(eps);
+  if (const char* error = kernels::rmsNorm(a, currentStream())) {
+    throwError(ErrorKind::Internal, "", "RMSNorm kernel", error);
+  }
+  return std::make_pair(sum, out);
+}
+
 std::optional<Tensor> fusedRmsNormBackward(const Tensor& dy, const Tensor& x, const Tensor& weight,
                                            double eps) {
   const auto type = rmsNormKernelType(x, weight);
@@ -119,6 +146,11 @@ std::optional<Tensor> fusedRotary(const Tensor& x, const Tensor& positions, cons
 bool fusedElementwiseOn() { return false; }
 
 std::optional<Tensor> fusedRmsNorm(const Tensor&, const Tensor&, double) { return std::nullopt; }
+
+std::optional<std::pair<Tensor, Tensor>> fusedResidualRmsNorm(const Tensor&, const Tensor&,
+                                                              const Tensor&, double) {
+  return std::nullopt;
+}
 
 std::optional<Tensor> fusedRmsNormBackward(const Tensor&, const Tensor&, const Tensor&, double) {
   return std::nullopt;

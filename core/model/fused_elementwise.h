@@ -11,6 +11,7 @@
 #include <torch/torch.h>
 
 #include <optional>
+#include <utility>
 
 namespace studio::model {
 
@@ -21,6 +22,12 @@ bool fusedElementwiseOn();
 // not apply.
 std::optional<torch::Tensor> fusedRmsNorm(const torch::Tensor& x, const torch::Tensor& weight,
                                           double eps);
+
+// {x + residual rounded to x's type, weight · RMSNorm of that sum} in one kernel (x and residual
+// of one shape); nullopt where the kernel does not apply. Bit for bit the composition's add, then
+// fusedRmsNorm. Opt-in while it has not been checked on a GPU: STUDIO_FUSED_RESIDUAL=on.
+std::optional<std::pair<torch::Tensor, torch::Tensor>> fusedResidualRmsNorm(
+    const torch::Tensor& x, const torch::Tensor& residual, const torch::Tensor& weight, double eps);
 
 // The gradient of fusedRmsNorm's output with respect to x, given the output's gradient `dy`, in
 // one kernel (kernels/rms_norm.h says how it rounds); nullopt where it does not apply. Opt-in

@@ -19,8 +19,8 @@ constexpr const char* kKernelSwitches[] = {
     "STUDIO_ATTENTION",          "STUDIO_DECODE_ATTENTION", "STUDIO_DECODE_GEMV",
     "STUDIO_DECODE_GEMV_STREAM", "STUDIO_DECODE_GRAPH",     "STUDIO_DECODE_LOOKAHEAD",
     "STUDIO_DECODE_PDL",         "STUDIO_DECODE_PROLOGUE",  "STUDIO_FUSED_ELEMENTWISE",
-    "STUDIO_RMSNORM_BACKWARD",   "STUDIO_QTTT_GRAPH",       "STUDIO_SPAN_BACKWARD",
-    "STUDIO_TTT_SCAN",
+    "STUDIO_FUSED_RESIDUAL",     "STUDIO_RMSNORM_BACKWARD", "STUDIO_QTTT_GRAPH",
+    "STUDIO_SPAN_BACKWARD",      "STUDIO_TTT_SCAN",
 };
 
 // True when the environment variable `name` is set to exactly `value`. `name` must be one of

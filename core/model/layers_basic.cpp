@@ -49,6 +49,15 @@ torch::Tensor RMSNormImpl::forward(const torch::Tensor& x) const {
   return (normed * (weight.to(wide_type) + 1)).to(x.scalar_type());
 }
 
+std::pair<torch::Tensor, torch::Tensor> RMSNormImpl::forwardSum(
+    const torch::Tensor& x, const torch::Tensor& residual) const {
+  if (!unit_offset) {
+    if (auto fused = fusedResidualRmsNorm(x, residual, weight, eps)) return *fused;
+  }
+  torch::Tensor sum = x + residual;
+  return {sum, forward(sum)};
+}
+
 LayerNormImpl::LayerNormImpl(std::int64_t size, double eps_, const torch::TensorOptions& options)
     : eps(eps_) {
   weight = register_parameter("weight", torch::empty({size}, options), false);

@@ -3,8 +3,9 @@
 // (kernels/decode_attention.cu) against the chunked attention in float32 at several shapes, and
 // decode steps replayed from a captured CUDA graph (core/model/decode_graph.h) against eager
 // decodeStep, in float32 and bf16, through growths of the cache's room (each a new capture) and
-// from a forked state, with and without the fused attention prologue; generate()'s steps queued
-// ahead of the host's reads against its one-step loop, and HostReadback's copy.
+// from a forked state, with and without the fused attention prologue and residual norm;
+// generate()'s steps queued ahead of the host's reads against its one-step loop, and
+// HostReadback's copy.
 
 #include <catch2/catch.hpp>
 
@@ -356,36 +357,45 @@ TEST_CASE(
   }
 }
 
-TEST_CASE("decode steps with the fused attention prologue equal the others bit for bit",
+TEST_CASE("decode steps with the fused prologue or residual norm equal the others bit for bit",
           "[model][decode-graph-gpu][.gpu]") {
   REQUIRE(compat::cudaAvailable());
-  // STUDIO_DECODE_PROLOGUE=fused: the q/k norms, the rotation and the cache writes of the graph's
-  // in-place steps in one kernel that rounds as the kernels it replaces. From a prefilled state
+  // STUDIO_DECODE_PROLOGUE=fused (the q/k norms, the rotation and the cache writes of the graph's
+  // in-place steps in one kernel) and STUDIO_FUSED_RESIDUAL=on (each layer's residual sum and the
+  // MLP's norm of it in one): each rounds as the kernels it replaces. From a prefilled state
   // (tails from row 0) and from a fork (a frozen segment before each tail), the first step op by
-  // op and the rest replayed, through a growth of the tails' room (a new capture).
-  for (const std::string dtype : {"f32", "bf16"}) {
-    for (const bool forked : {false, true}) {
-      INFO(dtype << (forked ? ", from a forked state" : ""));
-      torch::NoGradGuard no_grad;
-      Prefilled p = prefilledGraphModel(dtype, 200, 29);
-      model::CausalLMImpl& lm = *p.loaded->lm;
-      model::ModelState graphed = forked ? p.state.fork() : p.state.copy();
-      model::ModelState graphed_fused = forked ? p.state.fork() : p.state.copy();
-      model::DecodeGraph graph(lm, graphed, 8), graph_fused(lm, graphed_fused, 8);
-      for (int i = 0; i < 20; ++i) {
-        const std::int64_t token = (i * 11 + 4) % 96;
-        const auto expected = graph.step(token).clone();
-        const test::ScopedEnvironment prologue("STUDIO_DECODE_PROLOGUE", "fused");
-        CHECK(torch::equal(graph_fused.step(token), expected));
-      }
-      CHECK(graph_fused.captureFailure().empty());
-      CHECK(graph_fused.replays() == graph.replays());
-      CHECK(graph_fused.replays() > 0);
-      for (int layer = 0; layer < lm.numLayers(); ++layer) {
-        CHECK(torch::equal(graphed_fused.kv().contiguous(layer).first,
-                           graphed.kv().contiguous(layer).first));
-        CHECK(torch::equal(graphed_fused.kv().contiguous(layer).second,
-                           graphed.kv().contiguous(layer).second));
+  // op and the rest replayed, through a growth of the tails' room (a new capture); the prefill's
+  // logits too.
+  for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{
+           {"STUDIO_DECODE_PROLOGUE", "fused"}, {"STUDIO_FUSED_RESIDUAL", "on"}}) {
+    for (const std::string dtype : {"f32", "bf16"}) {
+      for (const bool forked : {false, true}) {
+        INFO(name << "=" << value << ", " << dtype << (forked ? ", from a forked state" : ""));
+        torch::NoGradGuard no_grad;
+        Prefilled p = prefilledGraphModel(dtype, 200, 29);
+        model::CausalLMImpl& lm = *p.loaded->lm;
+        model::ModelState graphed = forked ? p.state.fork() : p.state.copy();
+        model::ModelState graphed_fused = forked ? p.state.fork() : p.state.copy();
+        model::DecodeGraph graph(lm, graphed, 8), graph_fused(lm, graphed_fused, 8);
+        for (int i = 0; i < 20; ++i) {
+          const std::int64_t token = (i * 11 + 4) % 96;
+          const auto expected = graph.step(token).clone();
+          const test::ScopedEnvironment fused(name, value);
+          CHECK(torch::equal(graph_fused.step(token), expected));
+        }
+        CHECK(graph_fused.captureFailure().empty());
+        CHECK(graph_fused.replays() == graph.replays());
+        CHECK(graph_fused.replays() > 0);
+        for (int layer = 0; layer < lm.numLayers(); ++layer) {
+          CHECK(torch::equal(graphed_fused.kv().contiguous(layer).first,
+                             graphed.kv().contiguous(layer).first));
+          CHECK(torch::equal(graphed_fused.kv().contiguous(layer).second,
+                             graphed.kv().contiguous(layer).second));
+        }
+        const test::ScopedEnvironment fused(name, value);
+        model::ModelState prefilled(lm.numLayers());
+        CHECK(torch::equal(model::prefill(lm, prefilled, model_test::countingIds(200, 29)),
+                           p.logits));
       }
     }
   }

@@ -15,6 +15,7 @@
 #include "core/model/model_config.h"
 #include "core/model/rotary.h"
 #include "model_test_helpers.h"
+#include "support/scoped_environment.h"
 
 using namespace studio;
 
@@ -76,6 +77,54 @@ TEST_CASE("the fused RMSNorm kernel rounds as the composition does", "[model][fu
       checkRoundsAsComposition(got, expected, type);
     }
   }
+}
+
+TEST_CASE("the residual sum and its RMSNorm in one kernel equal the add and the RMSNorm kernel",
+          "[model][fused-elementwise-gpu][.gpu]") {
+  REQUIRE(compat::cudaAvailable());
+  torch::NoGradGuard no_grad;
+  for (const auto type : {torch::kBFloat16, torch::kFloat16, torch::kFloat32}) {
+    // The vector kernel (a decode step's row, a prefill's rows, idle lanes, four vectors a
+    // thread) and the element-wise one (rows not whole vectors, rows too long for the vectors).
+    for (const auto& shape : std::vector<std::vector<std::int64_t>>{
+             {1, 1, 2048}, {2, 37, 2048}, {5, 80}, {300, 2048}, {7, 100}, {3, 8200}}) {
+      INFO(c10::toString(type) << ", last dimension " << shape.back() << ", rows "
+                               << torch::IntArrayRef(shape));
+      torch::manual_seed(static_cast<std::uint64_t>(shape.back() + 3));
+      const auto options = torch::TensorOptions(type).device(torch::kCUDA);
+      const auto x = (torch::randn(shape, torch::kFloat32) * 3).to(options);
+      const auto residual = (torch::randn(shape, torch::kFloat32) * 5).to(options);
+      model::RMSNorm norm(shape.back(), 1e-6, options);
+      norm->weight.copy_(torch::rand({shape.back()}) + 0.5);
+      // The composition on CUDA: libtorch's add, then the RMSNorm kernel.
+      const auto sum_expected = x + residual;
+      const auto normed_expected = norm->forward(sum_expected);
+      CHECK_FALSE(model::fusedResidualRmsNorm(x, residual, norm->weight, 1e-6).has_value());
+      const test::ScopedEnvironment on("STUDIO_FUSED_RESIDUAL", "on");
+      const auto fused = model::fusedResidualRmsNorm(x, residual, norm->weight, 1e-6);
+      REQUIRE(fused.has_value());
+      CHECK(torch::equal(fused->first, sum_expected));
+      CHECK(torch::equal(fused->second, normed_expected));
+      const auto [sum, normed] = norm->forwardSum(x, residual);  // the layer's call
+      CHECK(torch::equal(sum, sum_expected));
+      CHECK(torch::equal(normed, normed_expected));
+    }
+  }
+  // What it declines: residuals of another shape or type, a gradient, the kernels turned off.
+  const test::ScopedEnvironment on("STUDIO_FUSED_RESIDUAL", "on");
+  const auto options = torch::TensorOptions(torch::kBFloat16).device(torch::kCUDA);
+  const auto x = torch::randn({4, 256}, options);
+  const auto weight = torch::ones({256}, options);
+  CHECK_FALSE(
+      model::fusedResidualRmsNorm(x, torch::randn({1, 256}, options), weight, 1e-6).has_value());
+  CHECK_FALSE(model::fusedResidualRmsNorm(x, x.to(torch::kFloat32), weight, 1e-6).has_value());
+  {
+    torch::AutoGradMode grad(true);
+    const auto leaf = x.clone().requires_grad_(true);
+    CHECK_FALSE(model::fusedResidualRmsNorm(leaf, x, weight, 1e-6).has_value());
+  }
+  const test::ScopedEnvironment off("STUDIO_FUSED_ELEMENTWISE", "off");
+  CHECK_FALSE(model::fusedResidualRmsNorm(x, x, weight, 1e-6).has_value());
 }
 
 TEST_CASE("the fused rotary kernel rounds as the composition does", "[model][fused-elementwise-gpu][.gpu]") {
