@@ -147,11 +147,14 @@ Tensor CausalLMImpl::forward(const Tensor& ids, ForwardContext& context) {
     const double root = std::sqrt(static_cast<double>(m_config.hidden_size));
     h = h * torch::scalar_tensor(root, h.options());
   }
+  ResidualStream stream{h, Tensor()};
   for (int i = 0; i < numLayers(); ++i) {
-    h = m_layers[static_cast<std::size_t>(i)]->forward(h, i, context);
+    stream = m_layers[static_cast<std::size_t>(i)]->forward(stream, i, context);
   }
   if (context.mode == AttentionMode::Extend) context.state->advance(T);
-  return norm_out ? norm_out->forward(h) : model->norm->forward(h);
+  if (norm_out) return norm_out->forward(stream.value());
+  if (!stream.pending.defined()) return model->norm->forward(stream.h);
+  return model->norm->forwardSum(stream.h, stream.pending).second;  // the last layer's sum added
 }
 
 Tensor CausalLMImpl::logits(const Tensor& hidden) const {

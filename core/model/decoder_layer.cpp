@@ -1,5 +1,7 @@
 #include "core/model/decoder_layer.h"
 
+#include <tuple>
+
 #include "core/common/error.h"
 #include "core/model/model_state.h"
 #include "core/model/ttt_config.h"
@@ -33,9 +35,9 @@ DecoderLayerImpl::DecoderLayerImpl(std::shared_ptr<MixerImpl> mixer_, const Mode
                                          gateActivation(config.hidden_act)));
 }
 
-torch::Tensor DecoderLayerImpl::forward(const torch::Tensor& x_in, int layer,
-                                        ForwardContext& context) {
-  torch::Tensor x = x_in;
+ResidualStream DecoderLayerImpl::forward(const ResidualStream& in, int layer,
+                                         ForwardContext& context) {
+  torch::Tensor x, normed;  // the stream, [B, T, hidden], and the mixer's norm of it
   if (pre_conv) {
     if (context.mode == AttentionMode::Frozen) {
       throwError(ErrorKind::Unsupported, "", "layer " + std::to_string(layer),
@@ -45,14 +47,21 @@ torch::Tensor DecoderLayerImpl::forward(const torch::Tensor& x_in, int layer,
     ConvHistory* history = context.mode == AttentionMode::Extend && context.state
                                ? &context.state->layer(layer).pre_conv
                                : nullptr;
+    x = in.value();
     x = x + pre_conv->forward(x, history);
+    normed = mixer_norm->forward(x);
+  } else if (in.pending.defined()) {
+    std::tie(x, normed) = mixer_norm->forwardSum(in.h, in.pending);
+  } else {
+    x = in.h;
+    normed = mixer_norm->forward(x);
   }
-  torch::Tensor mixed = mixer->forward(mixer_norm->forward(x), layer, context);
+  torch::Tensor mixed = mixer->forward(normed, layer, context);
   if (mixer_out_norm) mixed = mixer_out_norm->forward(mixed);
-  const auto [h, normed] = mlp_norm->forwardSum(x, mixed);  // h = x + mixed
-  torch::Tensor fed = mlp->forward(normed);
+  const auto [h, mlp_in] = mlp_norm->forwardSum(x, mixed);  // h = x + mixed
+  torch::Tensor fed = mlp->forward(mlp_in);
   if (mlp_out_norm) fed = mlp_out_norm->forward(fed);
-  return h + fed;
+  return {h, fed};
 }
 
 }  // namespace studio::model

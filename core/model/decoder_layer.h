@@ -5,7 +5,9 @@
 // names: input_layernorm / self_attn / post_attention_layernorm in transformers (Gemma 2/3:
 // post_attention_layernorm normalises the mixer's output, pre_feedforward_layernorm and
 // post_feedforward_layernorm wrap the MLP), seq_norm / seq_modeling_block / ffn_norm (and conv)
-// in ttt models.
+// in ttt models. The last "+ mlp(·)" is left to the next layer's norm, or the model's final one
+// (layer.h's ResidualStream), and each residual add goes with the norm after it
+// (RMSNormImpl::forwardSum).
 
 #include <torch/torch.h>
 
@@ -25,7 +27,8 @@ class DecoderLayerImpl : public LayerImpl {
   DecoderLayerImpl(std::shared_ptr<MixerImpl> mixer, const ModelConfig& config,
                    const torch::TensorOptions& options);
 
-  torch::Tensor forward(const torch::Tensor& x, int layer, ForwardContext& context) override;
+  // Returns the stream with the MLP's output pending (layer.h): the next layer's norm adds it.
+  ResidualStream forward(const ResidualStream& x, int layer, ForwardContext& context) override;
 
   PreConv pre_conv{nullptr};  // ttt pre_conv only
   RMSNorm mixer_norm{nullptr}, mlp_norm{nullptr};

@@ -9,10 +9,22 @@
 
 namespace studio::model {
 
+// The residual stream between two layers: h + pending, where `pending` (undefined: nothing) is the
+// last layer's MLP output, left unadded so that the next layer adds it and normalizes the sum in
+// one kernel where it can (RMSNormImpl::forwardSum). The add is only moved, so every value is the
+// plain sum's bit for bit.
+struct ResidualStream {
+  torch::Tensor h;        // [B, T, hidden]
+  torch::Tensor pending;  // [B, T, hidden], or undefined
+  // h + pending: [B, T, hidden].
+  torch::Tensor value() const { return pending.defined() ? h + pending : h; }
+};
+
 class LayerImpl : public torch::nn::Module {
  public:
-  // x: [B, T, hidden] -> [B, T, hidden]; `layer` indexes the layer's state and diagnostics.
-  virtual torch::Tensor forward(const torch::Tensor& x, int layer, ForwardContext& context) = 0;
+  // The stream before the layer -> after it, [B, T, hidden]; `layer` indexes the layer's state
+  // and diagnostics.
+  virtual ResidualStream forward(const ResidualStream& x, int layer, ForwardContext& context) = 0;
 };
 
 }  // namespace studio::model

@@ -55,7 +55,9 @@ Tensor SrTttBlockImpl::alpha() const {
   return torch::clamp(gate_param, 0.0, m_settings.alpha_max);
 }
 
-Tensor SrTttBlockImpl::forward(const Tensor& x, int layer, ForwardContext& context) {
+ResidualStream SrTttBlockImpl::forward(const ResidualStream& in, int layer,
+                                       ForwardContext& context) {
+  const Tensor x = in.value();  // [B, T, d_model]
   if (context.mode == AttentionMode::Frozen) {
     srTttLayerError(
         ErrorKind::Unsupported, layer,
@@ -77,7 +79,7 @@ Tensor SrTttBlockImpl::forward(const Tensor& x, int layer, ForwardContext& conte
   if (supervision && !supervision->cache) {
     // v2's use_cache=False (training stage 1): the TTT path alone.
     const Tensor out = x + path.output;
-    return out + ffn->forward(norm2->forward(out));
+    return {out + ffn->forward(norm2->forward(out)), Tensor()};
   }
   RoutingTrace::Layer* traced = context.routing ? &context.routing->layer(layer) : nullptr;
   const std::vector<double> losses0 = blockHostDoubles(path.losses[0]);
@@ -118,7 +120,7 @@ Tensor SrTttBlockImpl::forward(const Tensor& x, int layer, ForwardContext& conte
     traced->v2_total_evictions = cache.v2_total_evictions;
   }
   const Tensor out = x + fused;
-  return out + ffn->forward(norm2->forward(out));
+  return {out + ffn->forward(norm2->forward(out)), Tensor()};
 }
 
 Tensor SrTttBlockImpl::cachePath(Sequence& sequence) const {

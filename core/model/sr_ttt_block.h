@@ -35,7 +35,8 @@ class SrTttBlockImpl : public LayerImpl {
   SrTttBlockImpl(const ModelConfig& config, std::shared_ptr<const Rotary> rotary,
                  const torch::TensorOptions& options);
 
-  torch::Tensor forward(const torch::Tensor& x, int layer, ForwardContext& context) override;
+  // Adds the stream's pending output first; returns the stream with nothing pending.
+  ResidualStream forward(const ResidualStream& x, int layer, ForwardContext& context) override;
 
   // α = clamp(gate_param, 0, alpha_max): 0-dim, differentiable.
   torch::Tensor alpha() const;

@@ -361,8 +361,9 @@ TEST_CASE("decode steps with the fused prologue or residual norm equal the other
           "[model][decode-graph-gpu][.gpu]") {
   REQUIRE(compat::cudaAvailable());
   // STUDIO_DECODE_PROLOGUE=fused (the q/k norms, the rotation and the cache writes of the graph's
-  // in-place steps in one kernel) and STUDIO_FUSED_RESIDUAL=on (each layer's residual sum and the
-  // MLP's norm of it in one): each rounds as the kernels it replaces. From a prefilled state
+  // in-place steps in one kernel) and STUDIO_FUSED_RESIDUAL=on (each residual sum and the norm
+  // after it in one: the MLP's, the next layer's and the model's last): each rounds as the
+  // kernels it replaces. From a prefilled state
   // (tails from row 0) and from a fork (a frozen segment before each tail), the first step op by
   // op and the rest replayed, through a growth of the tails' room (a new capture); the prefill's
   // logits too.
