@@ -34,6 +34,28 @@ std::optional<kernels::ElementType> rmsNormKernelType(const Tensor& x, const Ten
   return type;
 }
 
+// The RMSNorm kernel over the rows of `input` (contiguous) into `out`; with `residual` defined
+// (contiguous, input's shape), of input + residual, that sum written to `sum` too.
+void launchRmsNorm(kernels::ElementType type, const Tensor& input, const Tensor& weight, double eps,
+                   const Tensor& out, const Tensor& residual, const Tensor& sum) {
+  const Tensor w = weight.contiguous();
+  kernels::RmsNormArgs a;
+  a.type = type;
+  a.x = input.data_ptr();
+  a.weight = w.data_ptr();
+  a.out = out.data_ptr();
+  a.n = static_cast<int>(input.size(-1));
+  a.rows = input.numel() / input.size(-1);
+  a.eps = static_cast<float>(eps);
+  if (residual.defined()) {
+    a.residual = residual.data_ptr();
+    a.sum = sum.data_ptr();
+  }
+  if (const char* error = kernels::rmsNorm(a, currentStream())) {
+    throwError(ErrorKind::Internal, "", "RMSNorm kernel", error);
+  }
+}
+
 }  // namespace
 
 bool fusedElementwiseOn() { return !fusedTurnedOff(); }
@@ -41,19 +63,9 @@ bool fusedElementwiseOn() { return !fusedTurnedOff(); }
 std::optional<Tensor> fusedRmsNorm(const Tensor& x, const Tensor& weight, double eps) {
   const auto type = rmsNormKernelType(x, weight);
   if (!type || needsGradient({x, weight})) return std::nullopt;
-  const Tensor input = x.contiguous(), w = weight.contiguous();
+  const Tensor input = x.contiguous();
   Tensor out = torch::empty_like(input);
-  kernels::RmsNormArgs a;
-  a.type = *type;
-  a.x = input.data_ptr();
-  a.weight = w.data_ptr();
-  a.out = out.data_ptr();
-  a.n = static_cast<int>(x.size(-1));
-  a.rows = x.numel() / x.size(-1);
-  a.eps = static_cast<float>(eps);
-  if (const char* error = kernels::rmsNorm(a, currentStream())) {
-    throwError(ErrorKind::Internal, "", "RMSNorm kernel", error);
-  }
+  launchRmsNorm(*type, input, weight, eps, out, Tensor(), Tensor());
   return out;
 }
 
@@ -66,21 +78,9 @@ std::optional<std::pair<Tensor, Tensor>> fusedResidualRmsNorm(const Tensor& x,
       !environmentSwitch("STUDIO_FUSED_RESIDUAL", "on")) {
     return std::nullopt;
   }
-  const Tensor input = x.contiguous(), added = residual.contiguous(), w = weight.contiguous();
+  const Tensor input = x.contiguous();
   Tensor sum = torch::empty_like(input), out = torch::empty_like(input);
-  kernels::RmsNormArgs a;
-  a.type = *type;
-  a.x = input.data_ptr();
-  a.residual = added.data_ptr();
-  a.sum = sum.data_ptr();
-  a.weight = w.data_ptr();
-  a.out = out.data_ptr();
-  a.n = static_cast<int>(x.size(-1));
-  a.rows = x.numel() / x.size(-1);
-  a.eps = static_cast<float>(eps);
-  if (const char* error = kernels::rmsNorm(a, currentStream())) {
-    throwError(ErrorKind::Internal, "", "RMSNorm kernel", error);
-  }
+  launchRmsNorm(*type, input, weight, eps, out, residual.contiguous(), sum);
   return std::make_pair(sum, out);
 }
 
