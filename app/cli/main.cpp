@@ -2,9 +2,13 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdio>
+#include <string>
+
 #include "app/cli/cli_command.h"
 #include "app/cli/model_options.h"
 #include "core/common/runtime.h"
+#include "core/model/kernel_switches.h"
 #include "plugins/builtin_plugins.h"
 
 int main(int argc, char** argv) {
@@ -24,6 +28,13 @@ int main(int argc, char** argv) {
   adoptModelOptionSpellings(app);
   addLlamaCppAliases(app);
 
+  // A kernel switch set to a value it does not take would run the default kernels unnoticed.
+  if (const auto problems = studio::model::kernelSwitchProblems(); !problems.empty()) {
+    for (const std::string& problem : problems) {
+      std::fprintf(stderr, "studio-cli: %s\n", problem.c_str());
+    }
+    return kBadInput;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

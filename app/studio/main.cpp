@@ -14,11 +14,13 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <string>
 #include <utility>
 
 #include "app/studio/screenshot_runner.h"
 #include "core/common/runtime.h"
 #include "core/engine/method.h"
+#include "core/model/kernel_switches.h"
 #include "plugins/builtin_plugins.h"
 #include "studio/build_info.h"
 #include "views/main_window.h"
@@ -162,7 +164,14 @@ int main(int argc, char** argv) {
   studio::initTorchRuntime();
   studio::plugins::registerBuiltinPlugins();
 
-  // The command line is checked before the window is built, so a mistake is reported at once.
+  // The command line and the kernel switches are checked before the window is built, so a
+  // mistake is reported at once (a misspelt switch would run the default kernels unnoticed).
+  if (const auto problems = studio::model::kernelSwitchProblems(); !problems.empty()) {
+    for (const std::string& problem : problems) {
+      std::fprintf(stderr, "studio: %s\n", problem.c_str());
+    }
+    return 1;
+  }
   const bool screenshot = parser.isSet(screenshot_option);
   std::optional<std::pair<int, int>> inspect;
   if (screenshot && parser.isSet(inspect_option)) {

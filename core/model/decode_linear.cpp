@@ -12,6 +12,7 @@
 
 #include "core/model/kernel_element_type.h"
 #include "core/model/kernel_switches.h"
+#include "core/model/needs_gradient.h"
 #endif
 
 namespace studio::model {

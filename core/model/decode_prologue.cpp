@@ -8,6 +8,7 @@
 #include "core/common/error.h"
 #include "core/model/kernel_element_type.h"
 #include "core/model/kernel_switches.h"
+#include "core/model/needs_gradient.h"
 #include "kernels/decode_prologue.h"
 #endif
 

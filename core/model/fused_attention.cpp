@@ -7,6 +7,7 @@
 #include "core/common/torch_compat.h"
 #include "core/model/cudnn_attention.h"
 #include "core/model/kernel_switches.h"
+#include "core/model/needs_gradient.h"
 #include "core/model/span_attention_backward.h"
 
 namespace studio::model {

@@ -7,6 +7,7 @@
 
 #include "core/model/kernel_element_type.h"
 #include "core/model/kernel_switches.h"
+#include "core/model/needs_gradient.h"
 #include "kernels/rms_norm.h"
 #include "kernels/rotary.h"
 #endif

@@ -3,6 +3,7 @@
 #include "core/model/fused_elementwise.h"
 #include "core/model/kernel_switches.h"
 #include "core/model/layers_basic.h"
+#include "core/model/needs_gradient.h"
 #include "core/model/rotary.h"
 
 namespace studio::model {

@@ -2,6 +2,7 @@
 
 #include "core/common/error.h"
 #include "core/model/kernel_switches.h"
+#include "core/model/needs_gradient.h"
 
 #if defined(STUDIO_HAVE_CUDA_KERNELS)
 #include <c10/cuda/CUDAStream.h>

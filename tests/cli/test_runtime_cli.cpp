@@ -48,3 +48,17 @@ TEST_CASE("a setting a person made is kept, and STUDIO_RUNTIME_TUNED turns tunin
   CHECK(off.find("OMP_WAIT_POLICY unset") != std::string::npos);
   CHECK(off.find("MALLOC_MMAP_THRESHOLD_ unset") != std::string::npos);
 }
+
+TEST_CASE("studio-cli refuses to start with a kernel switch set to a value it does not take",
+          "[cli]") {
+  const auto run = studio::test::runCommand("env STUDIO_DECODE_PDL=yes STUDIO_DECODE_GEMV=fused " +
+                                            studio::test::studioCliPath() + " version --json");
+  CHECK(run.exit_code == 2);
+  CHECK(run.out.empty());
+  CHECK(run.err.find("STUDIO_DECODE_PDL=yes") != std::string::npos);
+  CHECK(run.err.find("it takes on") != std::string::npos);
+  CHECK(run.err.find("STUDIO_DECODE_GEMV") == std::string::npos);  // a value it takes
+  const auto fine = studio::test::runCommand("env STUDIO_DECODE_PDL=on " +
+                                             studio::test::studioCliPath() + " version --json");
+  CHECK(fine.exit_code == 0);
+}

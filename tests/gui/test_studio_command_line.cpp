@@ -113,3 +113,11 @@ TEST_CASE("studio --show raises a panel by its title and refuses an unknown one"
   CHECK(unknown.err.find("--show Nonesuch: no such panel") != std::string::npos);
   CHECK(unknown.err.find("Fast weights") != std::string::npos);
 }
+
+TEST_CASE("studio refuses to start with a kernel switch set to a value it does not take", "[gui]") {
+  const auto run =
+      runCommand("STUDIO_SPAN_BACKWARD=dq " + studioPath() + " --screenshot /nonexistent/shot.png");
+  CHECK(run.exit_code == 1);
+  CHECK(run.err.find("studio: STUDIO_SPAN_BACKWARD=dq: not a value this kernel switch takes "
+                     "(it takes kernel") != std::string::npos);
+}
