@@ -1,6 +1,7 @@
 #include "core/model/causal_lm.h"
 
 #include <cmath>
+#include <utility>
 
 #include "core/common/error.h"
 #include "core/model/fused_attention.h"
@@ -149,7 +150,7 @@ Tensor CausalLMImpl::forward(const Tensor& ids, ForwardContext& context) {
   }
   ResidualStream stream{h, Tensor()};
   for (int i = 0; i < numLayers(); ++i) {
-    stream = m_layers[static_cast<std::size_t>(i)]->forward(stream, i, context);
+    stream = m_layers[static_cast<std::size_t>(i)]->forward(std::move(stream), i, context);
   }
   if (context.mode == AttentionMode::Extend) context.state->advance(T);
   if (norm_out) return norm_out->forward(stream.value());

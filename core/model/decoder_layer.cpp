@@ -35,8 +35,7 @@ DecoderLayerImpl::DecoderLayerImpl(std::shared_ptr<MixerImpl> mixer_, const Mode
                                          gateActivation(config.hidden_act)));
 }
 
-ResidualStream DecoderLayerImpl::forward(const ResidualStream& in, int layer,
-                                         ForwardContext& context) {
+ResidualStream DecoderLayerImpl::forward(ResidualStream in, int layer, ForwardContext& context) {
   torch::Tensor x, normed;  // the stream, [B, T, hidden], and the mixer's norm of it
   if (pre_conv) {
     if (context.mode == AttentionMode::Frozen) {
@@ -56,6 +55,7 @@ ResidualStream DecoderLayerImpl::forward(const ResidualStream& in, int layer,
     x = in.h;
     normed = mixer_norm->forward(x);
   }
+  in = ResidualStream();  // the stream is x now: what it was added up from is released
   torch::Tensor mixed = mixer->forward(normed, layer, context);
   if (mixer_out_norm) mixed = mixer_out_norm->forward(mixed);
   const auto [h, mlp_in] = mlp_norm->forwardSum(x, mixed);  // h = x + mixed

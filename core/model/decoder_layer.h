@@ -28,7 +28,7 @@ class DecoderLayerImpl : public LayerImpl {
                    const torch::TensorOptions& options);
 
   // Returns the stream with the MLP's output pending (layer.h): the next layer's norm adds it.
-  ResidualStream forward(const ResidualStream& x, int layer, ForwardContext& context) override;
+  ResidualStream forward(ResidualStream x, int layer, ForwardContext& context) override;
 
   PreConv pre_conv{nullptr};  // ttt pre_conv only
   RMSNorm mixer_norm{nullptr}, mlp_norm{nullptr};

@@ -23,8 +23,9 @@ struct ResidualStream {
 class LayerImpl : public torch::nn::Module {
  public:
   // The stream before the layer -> after it, [B, T, hidden]; `layer` indexes the layer's state
-  // and diagnostics.
-  virtual ResidualStream forward(const ResidualStream& x, int layer, ForwardContext& context) = 0;
+  // and diagnostics. The stream is handed over (moved in), so that the layer releases what it was
+  // made of once it has added it up: a prefill's peak memory holds one stream, not three.
+  virtual ResidualStream forward(ResidualStream x, int layer, ForwardContext& context) = 0;
 };
 
 }  // namespace studio::model

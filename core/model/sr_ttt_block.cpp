@@ -55,9 +55,9 @@ Tensor SrTttBlockImpl::alpha() const {
   return torch::clamp(gate_param, 0.0, m_settings.alpha_max);
 }
 
-ResidualStream SrTttBlockImpl::forward(const ResidualStream& in, int layer,
-                                       ForwardContext& context) {
+ResidualStream SrTttBlockImpl::forward(ResidualStream in, int layer, ForwardContext& context) {
   const Tensor x = in.value();  // [B, T, d_model]
+  in = ResidualStream();        // what x was added up from, released
   if (context.mode == AttentionMode::Frozen) {
     srTttLayerError(
         ErrorKind::Unsupported, layer,

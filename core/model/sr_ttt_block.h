@@ -36,7 +36,7 @@ class SrTttBlockImpl : public LayerImpl {
                  const torch::TensorOptions& options);
 
   // Adds the stream's pending output first; returns the stream with nothing pending.
-  ResidualStream forward(const ResidualStream& x, int layer, ForwardContext& context) override;
+  ResidualStream forward(ResidualStream x, int layer, ForwardContext& context) override;
 
   // α = clamp(gate_param, 0, alpha_max): 0-dim, differentiable.
   torch::Tensor alpha() const;
