@@ -148,7 +148,7 @@ Tensor CausalLMImpl::forward(const Tensor& ids, ForwardContext& context) {
     const double root = std::sqrt(static_cast<double>(m_config.hidden_size));
     h = h * torch::scalar_tensor(root, h.options());
   }
-  ResidualStream stream{h, Tensor()};
+  ResidualStream stream{std::move(h), Tensor()};
   for (int i = 0; i < numLayers(); ++i) {
     stream = m_layers[static_cast<std::size_t>(i)]->forward(std::move(stream), i, context);
   }

@@ -55,11 +55,15 @@ ResidualStream DecoderLayerImpl::forward(ResidualStream in, int layer, ForwardCo
     x = in.h;
     normed = mixer_norm->forward(x);
   }
-  in = ResidualStream();  // the stream is x now: what it was added up from is released
+  // Each tensor is released once used, so that a prefill's peak memory is what it was when the
+  // layer added its own output: the stream's parts once summed, each norm's output after its use.
+  in = ResidualStream();  // the stream is x now
   torch::Tensor mixed = mixer->forward(normed, layer, context);
+  normed.reset();
   if (mixer_out_norm) mixed = mixer_out_norm->forward(mixed);
-  const auto [h, mlp_in] = mlp_norm->forwardSum(x, mixed);  // h = x + mixed
+  auto [h, mlp_in] = mlp_norm->forwardSum(x, mixed);  // h = x + mixed
   torch::Tensor fed = mlp->forward(mlp_in);
+  mlp_in.reset();
   if (mlp_out_norm) fed = mlp_out_norm->forward(fed);
   return {h, fed};
 }
