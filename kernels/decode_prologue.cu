@@ -149,8 +149,9 @@ const char* launch(const DecodePrologueArgs& a, cudaStream_t stream) {
 bool decodePrologueSupported(const DecodePrologueArgs& a) {
   const int bytes = elementBytes(a.type);
   const int per_vector = 16 / bytes;
+  // dim a whole number of vectors: even, as the rotation's halves need.
   if (a.batch < 1 || a.heads < 1 || a.kv_heads < 1 || a.dim < 2 || a.dim % per_vector != 0 ||
-      a.dim / per_vector > kMaxVectors || (a.dim / 2) * 2 != a.dim) {
+      a.dim / per_vector > kMaxVectors) {
     return false;
   }
   const std::initializer_list<std::int64_t> strides = {
