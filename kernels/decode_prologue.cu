@@ -37,24 +37,27 @@ __global__ void __launch_bounds__(kThreads) decodePrologueKernel(DecodePrologueA
   const std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * (kThreads / group) + slot;
   const int b = static_cast<int>(row / rows_per_sequence);
   const int head = static_cast<int>(row % rows_per_sequence);
-  const bool past_end = row >= static_cast<std::int64_t>(a.batch) * rows_per_sequence;
-  const RowKind kind = past_end                      ? RowKind::None
+  // The row's kind, its head among its kind's, its projection and its norm's weight. Rows past
+  // the last are None: their lanes still join the group's shuffles and the warp's sync.
+  const bool in_range = row < static_cast<std::int64_t>(a.batch) * rows_per_sequence;
+  const RowKind kind = !in_range                     ? RowKind::None
                        : head < a.heads              ? RowKind::Query
                        : head < a.heads + a.kv_heads ? RowKind::Key
                                                      : RowKind::Value;
-  const int kv_head = kind == RowKind::Key     ? head - a.heads
-                      : kind == RowKind::Value ? head - a.heads - a.kv_heads
-                                               : 0;
-  const T* source = kind == RowKind::Query ? static_cast<const T*>(a.q) + b * a.q_batch_stride +
-                                                 static_cast<std::int64_t>(head) * a.dim
-                    : kind == RowKind::Key ? static_cast<const T*>(a.k) + b * a.k_batch_stride +
-                                                 static_cast<std::int64_t>(kv_head) * a.dim
-                    : kind == RowKind::Value ? static_cast<const T*>(a.v) + b * a.v_batch_stride +
-                                                   static_cast<std::int64_t>(kv_head) * a.dim
-                                             : nullptr;
-  const T* norm_weight = kind == RowKind::Query ? static_cast<const T*>(a.q_norm_weight)
-                         : kind == RowKind::Key ? static_cast<const T*>(a.k_norm_weight)
-                                                : nullptr;
+  const int kind_head = kind == RowKind::Key     ? head - a.heads
+                        : kind == RowKind::Value ? head - a.heads - a.kv_heads
+                                                 : head;
+  const void* projection = kind == RowKind::Query ? a.q : kind == RowKind::Key ? a.k : a.v;
+  const std::int64_t batch_stride = kind == RowKind::Query ? a.q_batch_stride
+                                    : kind == RowKind::Key ? a.k_batch_stride
+                                                           : a.v_batch_stride;
+  const T* source = kind == RowKind::None ? nullptr
+                                          : static_cast<const T*>(projection) + b * batch_stride +
+                                                static_cast<std::int64_t>(kind_head) * a.dim;
+  const void* weight = kind == RowKind::Query ? a.q_norm_weight
+                       : kind == RowKind::Key ? a.k_norm_weight
+                                              : nullptr;
+  const T* norm_weight = static_cast<const T*>(weight);
 
   V held[kRmsNormMaxVectorsPerThread];
   const float sum = groupShuffleSum(
@@ -118,9 +121,9 @@ __global__ void __launch_bounds__(kThreads) decodePrologueKernel(DecodePrologueA
     if (cache_row < 0 || cache_row >= a.capacity) __trap();  // the caller made no room for it
     const bool key = kind == RowKind::Key;
     const std::int64_t offset =
-        key ? b * a.k_cache_strides[0] + kv_head * a.k_cache_strides[1] +
+        key ? b * a.k_cache_strides[0] + kind_head * a.k_cache_strides[1] +
                   cache_row * a.k_cache_strides[2]
-            : b * a.v_cache_strides[0] + kv_head * a.v_cache_strides[1] +
+            : b * a.v_cache_strides[0] + kind_head * a.v_cache_strides[1] +
                   cache_row * a.v_cache_strides[2];
     destination = reinterpret_cast<V*>(static_cast<T*>(key ? a.k_cache : a.v_cache) + offset);
   }

@@ -154,7 +154,6 @@ Tensor CausalLMImpl::forward(const Tensor& ids, ForwardContext& context) {
   }
   if (context.mode == AttentionMode::Extend) context.state->advance(T);
   if (norm_out) return norm_out->forward(stream.value());
-  if (!stream.pending.defined()) return model->norm->forward(stream.h);
   return model->norm->forwardSum(stream.h, stream.pending).second;  // the last layer's sum added
 }
 

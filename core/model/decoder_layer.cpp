@@ -49,11 +49,8 @@ ResidualStream DecoderLayerImpl::forward(ResidualStream in, int layer, ForwardCo
     x = in.value();
     x = x + pre_conv->forward(x, history);
     normed = mixer_norm->forward(x);
-  } else if (in.pending.defined()) {
-    std::tie(x, normed) = mixer_norm->forwardSum(in.h, in.pending);
   } else {
-    x = in.h;
-    normed = mixer_norm->forward(x);
+    std::tie(x, normed) = mixer_norm->forwardSum(in.h, in.pending);  // x = h + pending
   }
   // Each tensor is released once used, so that a prefill's peak memory is what it was when the
   // layer added its own output: the stream's parts once summed, each norm's output after its use.

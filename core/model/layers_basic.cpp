@@ -51,6 +51,7 @@ torch::Tensor RMSNormImpl::forward(const torch::Tensor& x) const {
 
 std::pair<torch::Tensor, torch::Tensor> RMSNormImpl::forwardSum(
     const torch::Tensor& x, const torch::Tensor& residual) const {
+  if (!residual.defined()) return {x, forward(x)};
   if (!unit_offset) {
     if (auto fused = fusedResidualRmsNorm(x, residual, weight, eps)) return *fused;
   }

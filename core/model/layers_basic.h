@@ -39,8 +39,9 @@ class RMSNormImpl : public torch::nn::Module {
   // does, then scales: Llama rounds to x's dtype and multiplies by weight; Gemma multiplies by
   // (1 + weight) in float32 and rounds last.
   torch::Tensor forward(const torch::Tensor& x) const;
-  // {x + residual, forward(x + residual)}: a decoder layer's residual stream and its next norm.
-  // One kernel computes both where fusedResidualRmsNorm applies (fused_elementwise.h).
+  // {x + residual, forward(x + residual)}: a decoder layer's residual stream and its next norm;
+  // {x, forward(x)} where `residual` is undefined. One kernel computes both where
+  // fusedResidualRmsNorm applies (fused_elementwise.h).
   std::pair<torch::Tensor, torch::Tensor> forwardSum(const torch::Tensor& x,
                                                      const torch::Tensor& residual) const;
 

@@ -47,6 +47,10 @@ TEST_CASE("an RMSNorm's forwardSum is the residual sum and its norm, gradients i
           INFO("output " << i << " (sum, normed, d/dx, d/dresidual)");
           CHECK(torch::equal(got[i], expected[i]));
         }
+        // No residual (a layer after the embedding): x itself and its norm.
+        const auto [same, normed] = norm->forwardSum(x0, torch::Tensor());
+        CHECK(same.is_same(x0));
+        CHECK(torch::equal(normed, norm->forward(x0)));
       }
     }
   }
