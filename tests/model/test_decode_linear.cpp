@@ -275,8 +275,10 @@ TEST_CASE("the streaming decode kernels equal the one-row-a-warp kernels bit for
   torch::NoGradGuard no_grad;
   // STUDIO_DECODE_GEMV_STREAM=on: a grid of resident blocks, each warp through several rows.
   // Each lane sums its vectors in the same order, so every output is the same. Qwen3-1.7B's and
-  // 4B's projections (many rows a warp), a width with a partial last pass, 1 to 4 rows, groups of
-  // outputs that end inside a block, biases, and fewer rows than warps.
+  // 4B's projections (the 4B gate's 9,728 rows outnumber a resident grid's warps on an H200 by
+  // occupancy arithmetic, so warps stream on into a second and third row), a width with a partial
+  // last pass, 1 to 4 rows, groups of outputs that end inside a block, biases, and fewer rows than
+  // warps.
   struct Shape {
     std::vector<std::int64_t> x_shape;  // [..., in]
     std::vector<std::int64_t> outs;     // one weight, or a group
