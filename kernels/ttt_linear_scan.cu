@@ -2,15 +2,16 @@
 
 #include <cuda_runtime.h>
 
+#include "kernels/ttt_rows.cuh"
+
 namespace studio::kernels {
 
 namespace {
 
 constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
-constexpr int kMaxDim = 256;
-constexpr int kValuesPerLane = kMaxDim / 32;  // a row of f values spread over a warp's lanes
-constexpr int kRowsPerThread = 4;             // rows that share one read of a W or G column
+using ttt_rows::kMaxDim;
+constexpr int kRowsPerThread = 4;  // rows that share one read of a W or G column
 
 // Where each array lives in the block's shared memory, in floats.
 struct SharedLayout {
@@ -44,83 +45,6 @@ __host__ __device__ SharedLayout sharedLayout(int f, int n) {
   s.weighted = take(n * n);
   s.total = at;
   return s;
-}
-
-__device__ float warpSum(float x) {
-  for (int offset = 16; offset > 0; offset >>= 1) x += __shfl_xor_sync(0xffffffffu, x, offset);
-  return x;
-}
-
-// One row's LayerNorm statistics over f values held by a warp, lane ℓ holding c = ℓ, ℓ+32, ...:
-// the mean and sqrt(population variance + eps), as ttt-lm-pytorch's ln_fwd.
-struct RowStats {
-  float mean, std;
-};
-
-__device__ RowStats rowStats(const float (&x)[kValuesPerLane], int f, int lane, float eps) {
-  float sum = 0.f;
-#pragma unroll
-  for (int r = 0; r < kValuesPerLane; ++r) {
-    if (lane + 32 * r < f) sum += x[r];
-  }
-  const float mean = warpSum(sum) / static_cast<float>(f);
-  float squares = 0.f;
-#pragma unroll
-  for (int r = 0; r < kValuesPerLane; ++r) {
-    if (lane + 32 * r < f) squares += (x[r] - mean) * (x[r] - mean);
-  }
-  const float variance = warpSum(squares) / static_cast<float>(f);
-  return {mean, sqrtf(variance + eps)};
-}
-
-// z ← ∂/∂z of ½‖LN(z) − target‖² for one row (ttt-lm-pytorch's ln_fused_l2_bwd):
-// (1/f)·(f·ĝ − Σĝ − x̂·Σ(ĝ·x̂))/std with x̂ = (z − μ)/std, ĝ = (w·x̂ + b − target)·w.
-__device__ void layerNormL2GradientRow(float* z, const float* target, const float* weight,
-                                       const float* bias, int f, int lane, float eps) {
-  float x[kValuesPerLane];
-#pragma unroll
-  for (int r = 0; r < kValuesPerLane; ++r) {
-    const int c = lane + 32 * r;
-    x[r] = c < f ? z[c] : 0.f;
-  }
-  const RowStats stats = rowStats(x, f, lane, eps);
-  float g[kValuesPerLane];
-  float g_sum = 0.f, gx_sum = 0.f;
-#pragma unroll
-  for (int r = 0; r < kValuesPerLane; ++r) {
-    const int c = lane + 32 * r;
-    if (c >= f) continue;
-    x[r] = (x[r] - stats.mean) / stats.std;
-    g[r] = (weight[c] * x[r] + bias[c] - target[c]) * weight[c];
-    g_sum += g[r];
-    gx_sum += g[r] * x[r];
-  }
-  g_sum = warpSum(g_sum);
-  gx_sum = warpSum(gx_sum);
-  const float count = static_cast<float>(f);
-#pragma unroll
-  for (int r = 0; r < kValuesPerLane; ++r) {
-    const int c = lane + 32 * r;
-    if (c < f) z[c] = (1.f / count) * (count * g[r] - g_sum - x[r] * gx_sum) / stats.std;
-  }
-}
-
-// out ← q + LN(z) for one row (or q + z without the LayerNorm).
-__device__ void outputRow(const float* z, const float* q, const float* weight, const float* bias,
-                          float* out, int f, int lane, bool layer_norm, float eps) {
-  float x[kValuesPerLane];
-#pragma unroll
-  for (int r = 0; r < kValuesPerLane; ++r) {
-    const int c = lane + 32 * r;
-    x[r] = c < f ? z[c] : 0.f;
-  }
-  const RowStats stats = layer_norm ? rowStats(x, f, lane, eps) : RowStats{0.f, 1.f};
-#pragma unroll
-  for (int r = 0; r < kValuesPerLane; ++r) {
-    const int c = lane + 32 * r;
-    if (c >= f) continue;
-    out[c] = q[c] + (layer_norm ? weight[c] * ((x[r] - stats.mean) / stats.std) + bias[c] : x[r]);
-  }
 }
 
 // One block per (sequence, head). Per mini-batch of n tokens, with W, b its start weights:
@@ -218,11 +142,8 @@ __global__ void __launch_bounds__(kThreads) tttLinearScanKernel(TttLinearScanArg
     __syncthreads();
 
     for (int row = warp; row < n; row += kWarps) {
-      if (a.layer_norm) {
-        layerNormL2GradientRow(G + row * f, target + row * f, norm_weight, norm_bias, f, lane, a.eps);
-      } else {
-        for (int c = lane; c < f; c += 32) G[row * f + c] -= target[row * f + c];
-      }
+      ttt_rows::lossGradientRow(G + row * f, target + row * f, norm_weight, norm_bias, f, lane,
+                                a.layer_norm, a.eps);
     }
     __syncthreads();
 
@@ -242,7 +163,7 @@ __global__ void __launch_bounds__(kThreads) tttLinearScanKernel(TttLinearScanArg
 
     float* out = a.out + row0 * f;
     for (int row = warp; row < n; row += kWarps) {
-      outputRow(Z + row * f, Q + row * fq, norm_weight, norm_bias, out + row * f, f, lane,
+      ttt_rows::outputRow(Z + row * f, Q + row * fq, norm_weight, norm_bias, out + row * f, f, lane,
                 a.layer_norm, a.eps);
     }
     // W ← W − Σ_j k_jᵀ(η_nj·G_j): a thread takes one column c for kRowsPerThread rows d.
