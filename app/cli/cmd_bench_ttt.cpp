@@ -13,7 +13,7 @@
 #include "core/common/error.h"
 #include "core/model/inference.h"
 #include "core/model/model_state.h"
-#include "core/model/ttt_linear_scan.h"
+#include "core/model/ttt_scan.h"
 
 namespace studio::cli {
 
@@ -33,8 +33,9 @@ void benchTtt(const TttBenchOptions& options) {
     if (T < 16) throwArgument("--lengths", "each length must be at least 16");
   }
   if (options.decode_tokens < 1) throwArgument("--decode-tokens", "must be at least 1");
-  std::cout << "TTT-Linear's prefill inner loop: "
-            << model::tttLinearScanPathName(model::parseDevice(options.device)) << "\n"
+  const torch::Device device = model::parseDevice(options.device);
+  std::cout << "prefill inner loop: TTT-Linear " << model::tttScanPathName(device, false)
+            << ", TTT-MLP " << model::tttScanPathName(device, true) << "\n"
             << "shape            tokens   prefill tok/s   decode tok/s   state MiB\n";
   const bool folders = !options.models.empty();
   for (const std::string& entry : folders ? options.models : options.shapes) {

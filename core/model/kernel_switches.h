@@ -35,6 +35,7 @@ inline const KernelSwitch kKernelSwitches[] = {
     {"STUDIO_RMSNORM_BACKWARD", {"kernel"}},
     {"STUDIO_QTTT_GRAPH", {"on"}},
     {"STUDIO_SPAN_BACKWARD", {"kernel"}},
+    {"STUDIO_TTT_MLP_SCAN", {"kernel"}},
     {"STUDIO_TTT_SCAN", {"libtorch"}},
 };
 

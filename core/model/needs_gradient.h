@@ -4,12 +4,10 @@
 
 #include <torch/torch.h>
 
-#include <initializer_list>
-
 namespace studio::model {
 
 // True when gradient mode is on and any defined tensor of `tensors` requires a gradient.
-inline bool needsGradient(std::initializer_list<torch::Tensor> tensors) {
+inline bool needsGradient(at::ArrayRef<torch::Tensor> tensors) {
   if (!torch::GradMode::is_enabled()) return false;
   for (const torch::Tensor& t : tensors) {
     if (t.defined() && t.requires_grad()) return true;

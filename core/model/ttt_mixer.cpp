@@ -2,7 +2,7 @@
 
 #include "core/common/error.h"
 #include "core/model/model_state.h"
-#include "core/model/ttt_linear_scan.h"
+#include "core/model/ttt_scan.h"
 
 namespace studio::model {
 
@@ -147,16 +147,16 @@ Tensor TttMixerImpl::forward(const Tensor& x, int layer, ForwardContext& context
   FastWeightLosses* losses = B == 1 ? context.fast_weight_losses : nullptr;
   const FastWeights initial = losses ? initialWeights(B) : FastWeights{};
 
-  // Whole mini-batches from a boundary, in inference: the fused kernel (ttt_linear_scan.h).
-  const bool fused_scan = !losses && tttLinearScanApplies(inner, start, q, k, v, lr, tok);
+  // Whole mini-batches from a boundary, in inference: the fused kernel (ttt_scan.h).
+  const bool fused_scan = !losses && tttScanApplies(inner, start, q, k, v, lr, tok);
 
   std::vector<Tensor> outputs;
   std::int64_t t0 = 0;
   while (t0 < T) {
     const std::int64_t whole = (T - t0) / m_mini_batch * m_mini_batch;
     if (fused_scan && index == 0 && whole > 0) {
-      ScanResult scan = tttLinearScan(inner, start, q.narrow(2, t0, whole), k.narrow(2, t0, whole),
-                                      v.narrow(2, t0, whole), lr.narrow(2, t0, whole), tok);
+      ScanResult scan = tttScan(inner, start, q.narrow(2, t0, whole), k.narrow(2, t0, whole),
+                                v.narrow(2, t0, whole), lr.narrow(2, t0, whole), tok);
       outputs.push_back(scan.output);
       start = std::move(scan.end);
       start_is_initial = false;

@@ -4,7 +4,7 @@
 // share_qk), RoPE on adjacent pairs at the position inside the mini-batch, the learned rate gate,
 // the inner loop of ttt_inner_loop.h, post_norm, the optional tanh-GELU gate and o_proj.
 // Prefill and training run the dual form per mini-batch (an inference forward's whole mini-batches
-// on CUDA: the fused scan of ttt_linear_scan.h); a single decoded token runs the primal form. Its
+// on CUDA: the fused scan of ttt_scan.h); a single decoded token runs the primal form. Its
 // state between calls (fast weights, the open mini-batch, convolution inputs) is the
 // layer's entry in the ModelState.
 

@@ -1,0 +1,358 @@
+#include "kernels/ttt_mlp_scan.h"
+
+#include <cuda_runtime.h>
+
+#include "kernels/ttt_rows.cuh"
+
+namespace studio::kernels {
+
+namespace {
+
+constexpr int kThreads = 512;
+constexpr int kWarps = kThreads / 32;
+constexpr int kRowsPerThread = 4;  // rows that share one read of a weight or gradient column
+
+// Where each array lives in the block's shared memory, in floats. q, k and W2 rows are f + 1
+// apart, X2 and the queries' hidden rows e + 1 apart: odd strides, so that a warp reading one
+// column across consecutive rows (x_i·x_j, G2·W2ᵀ) hits 32 different banks.
+struct SharedLayout {
+  int w1, b1, w2, b2;                            // W1 [f, e], b1 [e], W2 [e, f + 1], b2 [f]
+  int norm_weight, norm_bias, tok, lr;           // ttt_norm [f] ×2, tok [n], lr [n]
+  int q, k;                                      // [n, f + 1]
+  int target;                                    // [n, f]: v − k, then the queries' Z̄2
+  int x2;                                        // [n, e + 1]: X2 = gelu(Z1), the keys' hidden rows
+  int grad1, grad2;                              // [n, e]: Z1, then G1 = ∂ℓ/∂Z1; [n, f]: Z2, then G2
+  int hidden_q;                                  // [n, e + 1]: Q·W1, then Z̄1, then X̄2 = gelu(Z̄1)
+  int eta, weighted;                             // [n, n]: η_ij = tok_i·lr_j (j ≤ i); η_ij·(x_i·x_j)
+  int total;
+};
+
+__host__ __device__ SharedLayout sharedLayout(int f, int e, int n) {
+  SharedLayout s{};
+  int at = 0;
+  auto take = [&at](int count) {
+    const int start = at;
+    at += count;
+    return start;
+  };
+  s.w1 = take(f * e);
+  s.b1 = take(e);
+  s.w2 = take(e * (f + 1));
+  s.b2 = take(f);
+  s.norm_weight = take(f);
+  s.norm_bias = take(f);
+  s.tok = take(n);
+  s.lr = take(n);
+  s.q = take(n * (f + 1));
+  s.k = take(n * (f + 1));
+  s.target = take(n * f);
+  s.x2 = take(n * (e + 1));
+  s.grad1 = take(n * e);
+  s.grad2 = take(n * f);
+  s.hidden_q = take(n * (e + 1));
+  s.eta = take(n * n);
+  s.weighted = take(n * n);
+  s.total = at;
+  return s;
+}
+
+// gelu_tanh(x) in the order of libtorch's CUDA kernel: ½·x·(1 + tanh(β·(x + κ·x³))).
+__device__ inline float geluTanh(float x) {
+  constexpr float kBeta = 0.7978845608028654f;  // √(2/π)
+  constexpr float kKappa = 0.044715f;
+  return 0.5f * x * (1.f + tanhf(kBeta * (x + kKappa * (x * x * x))));
+}
+
+// Its derivative as ttt-lm-pytorch's gelu_bwd writes it (ttt_inner_loop.cpp's
+// geluTanhDerivative), with t = tanh(0.79788456·x·(1 + 0.044715·x·x)):
+// ½·x·((1 − t²)·(0.79788456 + 0.1070322243·x·x)) + ½·(1 + t).
+__device__ inline float geluTanhDerivative(float x) {
+  const float t = tanhf(0.79788456f * x * (1.f + 0.044715f * x * x));
+  return 0.5f * x * ((1.f - t * t) * (0.79788456f + 0.1070322243f * x * x)) + 0.5f * (1.f + t);
+}
+
+// One column c of A·M for the rows i0 … i0 + kRowsPerThread − 1 below n, sharing each read of M:
+// acc[r] = Σ_{d < inner} A[(i0 + r)·lda + d] · M[d·m_row + c·m_column] (M transposed when
+// m_row = 1).
+__device__ inline void columnProduct(const float* A, int lda, const float* M, int m_row,
+                                     int m_column, int c, int i0, int n, int inner,
+                                     float (&acc)[kRowsPerThread]) {
+#pragma unroll
+  for (int r = 0; r < kRowsPerThread; ++r) acc[r] = 0.f;
+  for (int d = 0; d < inner; ++d) {
+    const float m = M[d * m_row + c * m_column];
+#pragma unroll
+    for (int r = 0; r < kRowsPerThread; ++r) {
+      if (i0 + r < n) acc[r] += A[(i0 + r) * lda + d] * m;
+    }
+  }
+}
+
+// The dual form's read of one element of an inner layer (ttt_inner_loop.cpp's dualRead at a
+// mini-batch's start): x_i·W − Σ_{j≤i} η_ij (x_i·x'_j) G_jc + (b_c − Σ_{j≤i} η_ij G_jc), given
+// x_i·W and the weighted products η_ij (x_i·x'_j) of the layer's inputs.
+__device__ inline float dualRead(float xw, const float* weighted, const float* eta, const float* G,
+                                 int ldg, int i, int c, int n, float bias) {
+  float through_keys = 0.f, through_bias = 0.f;
+  for (int j = 0; j <= i; ++j) {
+    const float g = G[j * ldg + c];
+    through_keys += weighted[i * n + j] * g;
+    through_bias += eta[i * n + j] * g;
+  }
+  return xw - through_keys + (bias - through_bias);
+}
+
+// weighted_ij = η_ij·(x_i·y_j) for j ≤ i, zero above; x, y [n, inner] rows ld apart.
+__device__ inline void weightedProducts(float* weighted, const float* eta, const float* x,
+                                        const float* y, int ld, int inner, int n, int tid) {
+  for (int item = tid; item < n * n; item += kThreads) {
+    const int i = item / n, j = item % n;
+    float product = 0.f;
+    if (j <= i) {
+      float dot = 0.f;
+      for (int d = 0; d < inner; ++d) dot += x[i * ld + d] * y[j * ld + d];
+      product = eta[item] * dot;
+    }
+    weighted[item] = product;
+  }
+}
+
+// The mini-batch's update of one inner layer: W[d, c] −= Σ_j X[j, d]·(η_nj·G[j, c]) for d < rows,
+// c < cols, and b[c] −= Σ_j η_nj·G[j, c] (η_nj: the last row of η).
+__device__ inline void subtractUpdate(float* W, int ldw, float* b, int rows, int cols,
+                                      const float* X, int ldx, const float* G, int ldg,
+                                      const float* eta_last, int n, int tid) {
+  const int groups = (rows + kRowsPerThread - 1) / kRowsPerThread;
+  for (int item = tid; item < cols * groups; item += kThreads) {
+    const int c = item % cols, d0 = (item / cols) * kRowsPerThread;
+    float step[kRowsPerThread] = {};
+    for (int j = 0; j < n; ++j) {
+      const float g = eta_last[j] * G[j * ldg + c];
+#pragma unroll
+      for (int r = 0; r < kRowsPerThread; ++r) {
+        if (d0 + r < rows) step[r] += X[j * ldx + d0 + r] * g;
+      }
+    }
+#pragma unroll
+    for (int r = 0; r < kRowsPerThread; ++r) {
+      if (d0 + r < rows) W[(d0 + r) * ldw + c] -= step[r];
+    }
+  }
+  for (int c = tid; c < cols; c += kThreads) {
+    float step = 0.f;
+    for (int j = 0; j < n; ++j) step += eta_last[j] * G[j * ldg + c];
+    b[c] -= step;
+  }
+}
+
+// One block per (sequence, head). Per mini-batch of n tokens, with W1, b1, W2, b2 its start
+// weights:
+//   Z1 = K·W1 + b1, X2 = gelu(Z1), Z2 = X2·W2 + b2,
+//   G2 = ∂ℓ/∂Z2 (ℓ = ½‖LN(Z2) − (V − K)‖² per row), G1 = (G2·W2ᵀ) ⊙ gelu'(Z1);
+//   the queries read both layers through the dual form (dualRead), layer 2 from X̄2 = gelu(Z̄1):
+//   out_i = q_i + LN(Z̄2_i);
+//   W1 ← W1 − Σ_j η_nj k_jᵀ G1_j, b1 ← b1 − Σ_j η_nj G1_j, and W2, b2 likewise from X2 and G2.
+__global__ void __launch_bounds__(kThreads) tttMlpScanKernel(TttMlpScanArgs a) {
+  extern __shared__ float shared[];
+  const int f = a.dim, e = a.hidden, n = a.mini_batch;
+  const int fq = f + 1, eq = e + 1;  // the padded row strides
+  const SharedLayout at = sharedLayout(f, e, n);
+  float* W1 = shared + at.w1;
+  float* b1 = shared + at.b1;
+  float* W2 = shared + at.w2;
+  float* b2 = shared + at.b2;
+  float* norm_weight = shared + at.norm_weight;
+  float* norm_bias = shared + at.norm_bias;
+  float* tok = shared + at.tok;
+  float* lr = shared + at.lr;
+  float* Q = shared + at.q;
+  float* K = shared + at.k;
+  float* target = shared + at.target;
+  float* X2 = shared + at.x2;
+  float* G1 = shared + at.grad1;
+  float* G2 = shared + at.grad2;
+  float* hidden_q = shared + at.hidden_q;
+  float* eta = shared + at.eta;
+  float* weighted = shared + at.weighted;
+
+  const int sequence_head = blockIdx.x;
+  const int head = sequence_head % a.heads;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  float* w1_global = a.w1 + static_cast<std::int64_t>(sequence_head) * f * e;
+  float* b1_global = a.b1 + static_cast<std::int64_t>(sequence_head) * e;
+  float* w2_global = a.w2 + static_cast<std::int64_t>(sequence_head) * e * f;
+  float* b2_global = a.b2 + static_cast<std::int64_t>(sequence_head) * f;
+
+  for (int i = tid; i < f * e; i += kThreads) W1[i] = w1_global[i];
+  for (int i = tid; i < e * f; i += kThreads) W2[(i / f) * fq + i % f] = w2_global[i];
+  for (int c = tid; c < e; c += kThreads) b1[c] = b1_global[c];
+  for (int c = tid; c < f; c += kThreads) {
+    b2[c] = b2_global[c];
+    norm_weight[c] = a.layer_norm ? a.norm_weight[head * f + c] : 1.f;
+    norm_bias[c] = a.layer_norm ? a.norm_bias[head * f + c] : 0.f;
+  }
+  for (int i = tid; i < n; i += kThreads) tok[i] = a.token_factor[i];
+  __syncthreads();
+
+  const int row_groups = (n + kRowsPerThread - 1) / kRowsPerThread;
+  const int mini_batches = a.tokens / n;
+  for (int batch = 0; batch < mini_batches; ++batch) {
+    const std::int64_t row0 = static_cast<std::int64_t>(sequence_head) * a.tokens +
+                              static_cast<std::int64_t>(batch) * n;
+    const float* q_global = a.q + row0 * f;
+    const float* k_global = a.k + row0 * f;
+    const float* v_global = a.v + row0 * f;
+    for (int i = tid; i < n * f; i += kThreads) {
+      const int row = i / f, c = i % f;
+      const float key = k_global[i];
+      Q[row * fq + c] = q_global[i];
+      K[row * fq + c] = key;
+      target[i] = v_global[i] - key;
+    }
+    for (int i = tid; i < n; i += kThreads) lr[i] = a.lr[row0 + i];
+    __syncthreads();
+
+    // Z1 = K·W1 + b1 into G1, Q·W1 into hidden_q: a thread takes one column c for
+    // kRowsPerThread rows of both. η and layer 1's weighted products q_i·k_j.
+    for (int item = tid; item < e * row_groups; item += kThreads) {
+      const int c = item % e, i0 = (item / e) * kRowsPerThread;
+      float key_acc[kRowsPerThread] = {}, query_acc[kRowsPerThread] = {};
+      for (int d = 0; d < f; ++d) {
+        const float w = W1[d * e + c];
+#pragma unroll
+        for (int r = 0; r < kRowsPerThread; ++r) {
+          if (i0 + r < n) {
+            key_acc[r] += K[(i0 + r) * fq + d] * w;
+            query_acc[r] += Q[(i0 + r) * fq + d] * w;
+          }
+        }
+      }
+#pragma unroll
+      for (int r = 0; r < kRowsPerThread; ++r) {
+        if (i0 + r < n) {
+          G1[(i0 + r) * e + c] = key_acc[r] + b1[c];
+          hidden_q[(i0 + r) * eq + c] = query_acc[r];
+        }
+      }
+    }
+    for (int item = tid; item < n * n; item += kThreads) {
+      const int i = item / n, j = item % n;
+      eta[item] = j <= i ? tok[i] * lr[j] : 0.f;
+    }
+    __syncthreads();
+    weightedProducts(weighted, eta, Q, K, fq, f, n, tid);
+    for (int item = tid; item < n * e; item += kThreads) {
+      const int i = item / e, c = item % e;
+      X2[i * eq + c] = geluTanh(G1[item]);
+    }
+    __syncthreads();
+
+    // Z2 = X2·W2 + b2 into G2, then G2 = ∂ℓ/∂Z2 row by row.
+    for (int item = tid; item < f * row_groups; item += kThreads) {
+      const int c = item % f, i0 = (item / f) * kRowsPerThread;
+      float acc[kRowsPerThread];
+      columnProduct(X2, eq, W2, fq, 1, c, i0, n, e, acc);
+#pragma unroll
+      for (int r = 0; r < kRowsPerThread; ++r) {
+        if (i0 + r < n) G2[(i0 + r) * f + c] = acc[r] + b2[c];
+      }
+    }
+    __syncthreads();
+    for (int row = warp; row < n; row += kWarps) {
+      ttt_rows::lossGradientRow(G2 + row * f, target + row * f, norm_weight, norm_bias, f, lane,
+                                a.layer_norm, a.eps);
+    }
+    __syncthreads();
+
+    // G1 = (G2·W2ᵀ) ⊙ gelu'(Z1), each element in place over its own Z1.
+    for (int item = tid; item < e * row_groups; item += kThreads) {
+      const int c = item % e, i0 = (item / e) * kRowsPerThread;
+      float acc[kRowsPerThread];
+      columnProduct(G2, f, W2, 1, fq, c, i0, n, f, acc);
+#pragma unroll
+      for (int r = 0; r < kRowsPerThread; ++r) {
+        if (i0 + r < n) {
+          float* g = G1 + (i0 + r) * e + c;
+          *g = acc[r] * geluTanhDerivative(*g);
+        }
+      }
+    }
+    __syncthreads();
+
+    // The queries through layer 1, then X̄2 = gelu(Z̄1), each element in place.
+    for (int item = tid; item < n * e; item += kThreads) {
+      const int i = item / e, c = item % e;
+      float* x = hidden_q + i * eq + c;
+      *x = geluTanh(dualRead(*x, weighted, eta, G1, e, i, c, n, b1[c]));
+    }
+    __syncthreads();
+    weightedProducts(weighted, eta, hidden_q, X2, eq, e, n, tid);
+    __syncthreads();
+
+    // The queries through layer 2 into target (free since G2): Z̄2 = X̄2·W2 − … + b̄2.
+    float* z2 = target;
+    for (int item = tid; item < f * row_groups; item += kThreads) {
+      const int c = item % f, i0 = (item / f) * kRowsPerThread;
+      float acc[kRowsPerThread];
+      columnProduct(hidden_q, eq, W2, fq, 1, c, i0, n, e, acc);
+#pragma unroll
+      for (int r = 0; r < kRowsPerThread; ++r) {
+        const int i = i0 + r;
+        if (i < n) z2[i * f + c] = dualRead(acc[r], weighted, eta, G2, f, i, c, n, b2[c]);
+      }
+    }
+    __syncthreads();
+
+    float* out = a.out + row0 * f;
+    for (int row = warp; row < n; row += kWarps) {
+      ttt_rows::outputRow(z2 + row * f, Q + row * fq, norm_weight, norm_bias, out + row * f, f,
+                          lane, a.layer_norm, a.eps);
+    }
+    const float* eta_last = eta + (n - 1) * n;
+    subtractUpdate(W1, e, b1, f, e, K, fq, G1, e, eta_last, n, tid);
+    subtractUpdate(W2, fq, b2, e, f, X2, eq, G2, f, eta_last, n, tid);
+    __syncthreads();
+  }
+
+  for (int i = tid; i < f * e; i += kThreads) w1_global[i] = W1[i];
+  for (int i = tid; i < e * f; i += kThreads) w2_global[i] = W2[(i / f) * fq + i % f];
+  for (int c = tid; c < e; c += kThreads) b1_global[c] = b1[c];
+  for (int c = tid; c < f; c += kThreads) b2_global[c] = b2[c];
+}
+
+}  // namespace
+
+std::int64_t tttMlpScanSharedBytes(int dim, int hidden, int mini_batch) {
+  return static_cast<std::int64_t>(sharedLayout(dim, hidden, mini_batch).total) * sizeof(float);
+}
+
+bool tttMlpScanSupported(int dim, int hidden, int mini_batch) {
+  if (dim < 1 || dim > ttt_rows::kMaxDim || hidden < 1 || mini_batch < 1) return false;
+  // The layout's offsets are ints: refuse sizes whose floats would not count in one.
+  if (static_cast<std::int64_t>(dim + 1) * hidden * 2 > (std::int64_t{1} << 30)) return false;
+  int device = 0, limit = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) return false;
+  if (cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) !=
+      cudaSuccess) {
+    return false;
+  }
+  return tttMlpScanSharedBytes(dim, hidden, mini_batch) <= limit;
+}
+
+const char* tttMlpScan(const TttMlpScanArgs& args, void* stream) {
+  if (!tttMlpScanSupported(args.dim, args.hidden, args.mini_batch) || args.heads < 1 ||
+      args.batch_heads < 1 || args.batch_heads % args.heads != 0 || args.tokens < 0 ||
+      args.tokens % args.mini_batch != 0) {
+    return "TTT-MLP scan: unsupported sizes";
+  }
+  const std::int64_t bytes = tttMlpScanSharedBytes(args.dim, args.hidden, args.mini_batch);
+  cudaError_t error = cudaFuncSetAttribute(
+      tttMlpScanKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
+  if (error != cudaSuccess) return cudaGetErrorString(error);
+  tttMlpScanKernel<<<args.batch_heads, kThreads, static_cast<std::size_t>(bytes),
+                     static_cast<cudaStream_t>(stream)>>>(args);
+  error = cudaGetLastError();
+  return error == cudaSuccess ? "" : cudaGetErrorString(error);
+}
+
+}  // namespace studio::kernels
