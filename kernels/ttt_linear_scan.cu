@@ -2,7 +2,7 @@
 
 #include <cuda_runtime.h>
 
-#include "kernels/ttt_rows.cuh"
+#include "kernels/ttt_scan_block.cuh"
 
 namespace studio::kernels {
 
@@ -10,7 +10,7 @@ namespace {
 
 constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
-using ttt_rows::kMaxDim;
+using ttt_scan::kMaxDim;
 constexpr int kRowsPerThread = 4;  // rows that share one read of a W or G column
 
 // Where each array lives in the block's shared memory, in floats.
@@ -53,7 +53,8 @@ __host__ __device__ SharedLayout sharedLayout(int f, int n) {
 //   W ← W − Σ_j η_nj k_jᵀ G_j,  b ← b − Σ_j η_nj G_j   (η_nj: the last row, tok_n·lr_j).
 __global__ void __launch_bounds__(kThreads) tttLinearScanKernel(TttLinearScanArgs a) {
   extern __shared__ float shared[];
-  const int f = a.dim, n = a.mini_batch;
+  const TttScanInputs& in = a.in;
+  const int f = in.dim, n = in.mini_batch;
   const SharedLayout at = sharedLayout(f, n);
   float* W = shared + at.w;
   float* bias = shared + at.bias;
@@ -70,38 +71,24 @@ __global__ void __launch_bounds__(kThreads) tttLinearScanKernel(TttLinearScanArg
   float* weighted = shared + at.weighted;
 
   const int sequence_head = blockIdx.x;
-  const int head = sequence_head % a.heads;
+  const int head = sequence_head % in.heads;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   float* w_global = a.w + static_cast<std::int64_t>(sequence_head) * f * f;
   float* b_global = a.b + static_cast<std::int64_t>(sequence_head) * f;
 
   for (int i = tid; i < f * f; i += kThreads) W[i] = w_global[i];
-  for (int c = tid; c < f; c += kThreads) {
-    bias[c] = b_global[c];
-    norm_weight[c] = a.layer_norm ? a.norm_weight[head * f + c] : 1.f;
-    norm_bias[c] = a.layer_norm ? a.norm_bias[head * f + c] : 0.f;
-  }
-  for (int i = tid; i < n; i += kThreads) tok[i] = a.token_factor[i];
+  for (int c = tid; c < f; c += kThreads) bias[c] = b_global[c];
+  ttt_scan::loadLayerConstants<kThreads>(in, head, norm_weight, norm_bias, tok, tid);
   __syncthreads();
 
   const int fq = f + 1;  // the row stride of Q and K
   const int row_groups = (n + kRowsPerThread - 1) / kRowsPerThread;
   const int column_groups = (f + kRowsPerThread - 1) / kRowsPerThread;
-  const int mini_batches = a.tokens / n;
+  const int mini_batches = in.tokens / n;
   for (int batch = 0; batch < mini_batches; ++batch) {
-    const std::int64_t row0 = static_cast<std::int64_t>(sequence_head) * a.tokens +
+    const std::int64_t row0 = static_cast<std::int64_t>(sequence_head) * in.tokens +
                               static_cast<std::int64_t>(batch) * n;
-    const float* q_global = a.q + row0 * f;
-    const float* k_global = a.k + row0 * f;
-    const float* v_global = a.v + row0 * f;
-    for (int i = tid; i < n * f; i += kThreads) {
-      const int row = i / f, c = i % f;
-      const float key = k_global[i];
-      Q[row * fq + c] = q_global[i];
-      K[row * fq + c] = key;
-      target[i] = v_global[i] - key;
-    }
-    for (int i = tid; i < n; i += kThreads) lr[i] = a.lr[row0 + i];
+    ttt_scan::loadMiniBatch<kThreads>(in, row0, Q, K, target, lr, tid);
     __syncthreads();
 
     // Z1 = K·W + b into G, Q·W into Z; a thread takes one column c for kRowsPerThread rows.
@@ -142,8 +129,8 @@ __global__ void __launch_bounds__(kThreads) tttLinearScanKernel(TttLinearScanArg
     __syncthreads();
 
     for (int row = warp; row < n; row += kWarps) {
-      ttt_rows::lossGradientRow(G + row * f, target + row * f, norm_weight, norm_bias, f, lane,
-                                a.layer_norm, a.eps);
+      ttt_scan::lossGradientRow(G + row * f, target + row * f, norm_weight, norm_bias, f, lane,
+                                in.layer_norm, in.eps);
     }
     __syncthreads();
 
@@ -161,10 +148,10 @@ __global__ void __launch_bounds__(kThreads) tttLinearScanKernel(TttLinearScanArg
     }
     __syncthreads();
 
-    float* out = a.out + row0 * f;
+    float* out = in.out + row0 * f;
     for (int row = warp; row < n; row += kWarps) {
-      ttt_rows::outputRow(Z + row * f, Q + row * fq, norm_weight, norm_bias, out + row * f, f, lane,
-                a.layer_norm, a.eps);
+      ttt_scan::outputRow(Z + row * f, Q + row * fq, norm_weight, norm_bias, out + row * f, f, lane,
+                in.layer_norm, in.eps);
     }
     // W ← W − Σ_j k_jᵀ(η_nj·G_j): a thread takes one column c for kRowsPerThread rows d.
     const float* scaled = target;
@@ -202,27 +189,20 @@ std::int64_t tttLinearScanSharedBytes(int dim, int mini_batch) {
 }
 
 bool tttLinearScanSupported(int dim, int mini_batch) {
-  if (dim < 1 || dim > kMaxDim || mini_batch < 1) return false;
-  int device = 0, limit = 0;
-  if (cudaGetDevice(&device) != cudaSuccess) return false;
-  if (cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) !=
-      cudaSuccess) {
-    return false;
-  }
-  return tttLinearScanSharedBytes(dim, mini_batch) <= limit;
+  return dim >= 1 && dim <= kMaxDim && mini_batch >= 1 &&
+         tttScanSharedMemoryFits(tttLinearScanSharedBytes(dim, mini_batch));
 }
 
 const char* tttLinearScan(const TttLinearScanArgs& args, void* stream) {
-  if (!tttLinearScanSupported(args.dim, args.mini_batch) || args.heads < 1 ||
-      args.batch_heads < 1 || args.batch_heads % args.heads != 0 || args.tokens < 0 ||
-      args.tokens % args.mini_batch != 0) {
+  const TttScanInputs& in = args.in;
+  if (!tttLinearScanSupported(in.dim, in.mini_batch) || !tttScanCountsValid(in)) {
     return "TTT-Linear scan: unsupported sizes";
   }
-  const std::int64_t bytes = tttLinearScanSharedBytes(args.dim, args.mini_batch);
+  const std::int64_t bytes = tttLinearScanSharedBytes(in.dim, in.mini_batch);
   cudaError_t error = cudaFuncSetAttribute(
       tttLinearScanKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
   if (error != cudaSuccess) return cudaGetErrorString(error);
-  tttLinearScanKernel<<<args.batch_heads, kThreads, static_cast<std::size_t>(bytes),
+  tttLinearScanKernel<<<in.batch_heads, kThreads, static_cast<std::size_t>(bytes),
                         static_cast<cudaStream_t>(stream)>>>(args);
   error = cudaGetLastError();
   return error == cudaSuccess ? "" : cudaGetErrorString(error);

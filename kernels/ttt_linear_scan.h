@@ -9,26 +9,16 @@
 
 #include <cstdint>
 
+#include "kernels/ttt_scan_inputs.h"
+
 namespace studio::kernels {
 
 struct TttLinearScanArgs {
-  // q, k, v: [BH, T, f] float32, contiguous: post-RoPE queries and keys, values; BH = batch·heads
-  // with the head index fastest, T a multiple of mini_batch.
-  const float* q = nullptr;
-  const float* k = nullptr;
-  const float* v = nullptr;
-  const float* lr = nullptr;            // [BH, T]: lr_t = base_lr·σ(x_t·w_h + b_h)/f
-  const float* token_factor = nullptr;  // [mini_batch]: tok_i = max(1/(i+1) + learnable_token_idx[i], 0)
-  const float* norm_weight = nullptr;   // [heads, f]: ttt_norm's weight (unused without layer_norm)
-  const float* norm_bias = nullptr;     // [heads, f]
+  TttScanInputs in;
   // The fast weights, read as the first mini-batch's start and overwritten with the weights that
   // start the mini-batch after the last: W [BH, f, f] (x·W, rows are inputs), b [BH, f].
   float* w = nullptr;
   float* b = nullptr;
-  float* out = nullptr;  // [BH, T, f]: q_i + LN(q_i·W_i + b_i), W_i the token's own weights
-  int batch_heads = 0, heads = 0, tokens = 0, mini_batch = 0, dim = 0;
-  bool layer_norm = true;  // false: the plain loss ½‖f(k) − (v − k)‖² and the output q + f(q)
-  float eps = 1e-6f;
 };
 
 // Shared memory the kernel needs for this head dimension and mini-batch size, in bytes.

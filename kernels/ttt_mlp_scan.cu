@@ -2,7 +2,7 @@
 
 #include <cuda_runtime.h>
 
-#include "kernels/ttt_rows.cuh"
+#include "kernels/ttt_scan_block.cuh"
 
 namespace studio::kernels {
 
@@ -154,7 +154,8 @@ __device__ inline void subtractUpdate(float* W, int ldw, float* b, int rows, int
 //   W1 ← W1 − Σ_j η_nj k_jᵀ G1_j, b1 ← b1 − Σ_j η_nj G1_j, and W2, b2 likewise from X2 and G2.
 __global__ void __launch_bounds__(kThreads) tttMlpScanKernel(TttMlpScanArgs a) {
   extern __shared__ float shared[];
-  const int f = a.dim, e = a.hidden, n = a.mini_batch;
+  const TttScanInputs& in = a.in;
+  const int f = in.dim, e = a.hidden, n = in.mini_batch;
   const int fq = f + 1, eq = e + 1;  // the padded row strides
   const SharedLayout at = sharedLayout(f, e, n);
   float* W1 = shared + at.w1;
@@ -176,7 +177,7 @@ __global__ void __launch_bounds__(kThreads) tttMlpScanKernel(TttMlpScanArgs a) {
   float* weighted = shared + at.weighted;
 
   const int sequence_head = blockIdx.x;
-  const int head = sequence_head % a.heads;
+  const int head = sequence_head % in.heads;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   float* w1_global = a.w1 + static_cast<std::int64_t>(sequence_head) * f * e;
   float* b1_global = a.b1 + static_cast<std::int64_t>(sequence_head) * e;
@@ -186,30 +187,16 @@ __global__ void __launch_bounds__(kThreads) tttMlpScanKernel(TttMlpScanArgs a) {
   for (int i = tid; i < f * e; i += kThreads) W1[i] = w1_global[i];
   for (int i = tid; i < e * f; i += kThreads) W2[(i / f) * fq + i % f] = w2_global[i];
   for (int c = tid; c < e; c += kThreads) b1[c] = b1_global[c];
-  for (int c = tid; c < f; c += kThreads) {
-    b2[c] = b2_global[c];
-    norm_weight[c] = a.layer_norm ? a.norm_weight[head * f + c] : 1.f;
-    norm_bias[c] = a.layer_norm ? a.norm_bias[head * f + c] : 0.f;
-  }
-  for (int i = tid; i < n; i += kThreads) tok[i] = a.token_factor[i];
+  for (int c = tid; c < f; c += kThreads) b2[c] = b2_global[c];
+  ttt_scan::loadLayerConstants<kThreads>(in, head, norm_weight, norm_bias, tok, tid);
   __syncthreads();
 
   const int row_groups = (n + kRowsPerThread - 1) / kRowsPerThread;
-  const int mini_batches = a.tokens / n;
+  const int mini_batches = in.tokens / n;
   for (int batch = 0; batch < mini_batches; ++batch) {
-    const std::int64_t row0 = static_cast<std::int64_t>(sequence_head) * a.tokens +
+    const std::int64_t row0 = static_cast<std::int64_t>(sequence_head) * in.tokens +
                               static_cast<std::int64_t>(batch) * n;
-    const float* q_global = a.q + row0 * f;
-    const float* k_global = a.k + row0 * f;
-    const float* v_global = a.v + row0 * f;
-    for (int i = tid; i < n * f; i += kThreads) {
-      const int row = i / f, c = i % f;
-      const float key = k_global[i];
-      Q[row * fq + c] = q_global[i];
-      K[row * fq + c] = key;
-      target[i] = v_global[i] - key;
-    }
-    for (int i = tid; i < n; i += kThreads) lr[i] = a.lr[row0 + i];
+    ttt_scan::loadMiniBatch<kThreads>(in, row0, Q, K, target, lr, tid);
     __syncthreads();
 
     // Z1 = K·W1 + b1 into G1, Q·W1 into hidden_q: a thread takes one column c for
@@ -259,8 +246,8 @@ __global__ void __launch_bounds__(kThreads) tttMlpScanKernel(TttMlpScanArgs a) {
     }
     __syncthreads();
     for (int row = warp; row < n; row += kWarps) {
-      ttt_rows::lossGradientRow(G2 + row * f, target + row * f, norm_weight, norm_bias, f, lane,
-                                a.layer_norm, a.eps);
+      ttt_scan::lossGradientRow(G2 + row * f, target + row * f, norm_weight, norm_bias, f, lane,
+                                in.layer_norm, in.eps);
     }
     __syncthreads();
 
@@ -303,10 +290,10 @@ __global__ void __launch_bounds__(kThreads) tttMlpScanKernel(TttMlpScanArgs a) {
     }
     __syncthreads();
 
-    float* out = a.out + row0 * f;
+    float* out = in.out + row0 * f;
     for (int row = warp; row < n; row += kWarps) {
-      ttt_rows::outputRow(z2 + row * f, Q + row * fq, norm_weight, norm_bias, out + row * f, f,
-                          lane, a.layer_norm, a.eps);
+      ttt_scan::outputRow(z2 + row * f, Q + row * fq, norm_weight, norm_bias, out + row * f, f,
+                          lane, in.layer_norm, in.eps);
     }
     const float* eta_last = eta + (n - 1) * n;
     subtractUpdate(W1, e, b1, f, e, K, fq, G1, e, eta_last, n, tid);
@@ -327,29 +314,22 @@ std::int64_t tttMlpScanSharedBytes(int dim, int hidden, int mini_batch) {
 }
 
 bool tttMlpScanSupported(int dim, int hidden, int mini_batch) {
-  if (dim < 1 || dim > ttt_rows::kMaxDim || hidden < 1 || mini_batch < 1) return false;
+  if (dim < 1 || dim > ttt_scan::kMaxDim || hidden < 1 || mini_batch < 1) return false;
   // The layout's offsets are ints: refuse sizes whose floats would not count in one.
   if (static_cast<std::int64_t>(dim + 1) * hidden * 2 > (std::int64_t{1} << 30)) return false;
-  int device = 0, limit = 0;
-  if (cudaGetDevice(&device) != cudaSuccess) return false;
-  if (cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) !=
-      cudaSuccess) {
-    return false;
-  }
-  return tttMlpScanSharedBytes(dim, hidden, mini_batch) <= limit;
+  return tttScanSharedMemoryFits(tttMlpScanSharedBytes(dim, hidden, mini_batch));
 }
 
 const char* tttMlpScan(const TttMlpScanArgs& args, void* stream) {
-  if (!tttMlpScanSupported(args.dim, args.hidden, args.mini_batch) || args.heads < 1 ||
-      args.batch_heads < 1 || args.batch_heads % args.heads != 0 || args.tokens < 0 ||
-      args.tokens % args.mini_batch != 0) {
+  const TttScanInputs& in = args.in;
+  if (!tttMlpScanSupported(in.dim, args.hidden, in.mini_batch) || !tttScanCountsValid(in)) {
     return "TTT-MLP scan: unsupported sizes";
   }
-  const std::int64_t bytes = tttMlpScanSharedBytes(args.dim, args.hidden, args.mini_batch);
+  const std::int64_t bytes = tttMlpScanSharedBytes(in.dim, args.hidden, in.mini_batch);
   cudaError_t error = cudaFuncSetAttribute(
       tttMlpScanKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
   if (error != cudaSuccess) return cudaGetErrorString(error);
-  tttMlpScanKernel<<<args.batch_heads, kThreads, static_cast<std::size_t>(bytes),
+  tttMlpScanKernel<<<in.batch_heads, kThreads, static_cast<std::size_t>(bytes),
                      static_cast<cudaStream_t>(stream)>>>(args);
   error = cudaGetLastError();
   return error == cudaSuccess ? "" : cudaGetErrorString(error);

@@ -11,19 +11,12 @@
 
 #include <cstdint>
 
+#include "kernels/ttt_scan_inputs.h"
+
 namespace studio::kernels {
 
 struct TttMlpScanArgs {
-  // q, k, v: [BH, T, f] float32, contiguous: post-RoPE queries and keys, values; BH = batch·heads
-  // with the head index fastest, T a multiple of mini_batch.
-  const float* q = nullptr;
-  const float* k = nullptr;
-  const float* v = nullptr;
-  const float* lr = nullptr;  // [BH, T]: lr_t = base_lr·σ(x_t·w_h + b_h)/f
-  // [mini_batch]: tok_i = max(1/(i+1) + learnable_token_idx[i], 0)
-  const float* token_factor = nullptr;
-  const float* norm_weight = nullptr;  // [heads, f]: ttt_norm's weight (unused without layer_norm)
-  const float* norm_bias = nullptr;    // [heads, f]
+  TttScanInputs in;
   // The fast weights, read as the first mini-batch's start and overwritten with the weights that
   // start the mini-batch after the last: W1 [BH, f, e], b1 [BH, e], W2 [BH, e, f], b2 [BH, f]
   // (x·W, rows are inputs).
@@ -31,10 +24,7 @@ struct TttMlpScanArgs {
   float* b1 = nullptr;
   float* w2 = nullptr;
   float* b2 = nullptr;
-  float* out = nullptr;  // [BH, T, f]: q_i + LN(f(q_i; W_i)), W_i the token's own weights
-  int batch_heads = 0, heads = 0, tokens = 0, mini_batch = 0, dim = 0, hidden = 0;
-  bool layer_norm = true;  // false: the plain loss ½‖f(k) − (v − k)‖² and the output q + f(q)
-  float eps = 1e-6f;
+  int hidden = 0;  // e
 };
 
 // Shared memory the kernel needs for these sizes (head dim f, hidden width e, mini-batch), in

@@ -96,55 +96,42 @@ ScanResult tttScan(const InnerModel& model, const FastWeights& start, const Tens
     norm_weight = model.norm_weight.reshape({H, f}).contiguous();
     norm_bias = model.norm_bias.reshape({H, f}).contiguous();
   }
-  const float* norm_weight_data = model.layer_norm ? norm_weight.data_ptr<float>() : nullptr;
-  const float* norm_bias_data = model.layer_norm ? norm_bias.data_ptr<float>() : nullptr;
+  kernels::TttScanInputs in;
+  in.q = q_in.data_ptr<float>();
+  in.k = k_in.data_ptr<float>();
+  in.v = v_in.data_ptr<float>();
+  in.lr = lr_in.data_ptr<float>();
+  in.token_factor = tok.data_ptr<float>();
+  in.norm_weight = model.layer_norm ? norm_weight.data_ptr<float>() : nullptr;
+  in.norm_bias = model.layer_norm ? norm_bias.data_ptr<float>() : nullptr;
+  in.out = result.output.data_ptr<float>();
+  in.batch_heads = static_cast<int>(B * H);
+  in.heads = static_cast<int>(H);
+  in.tokens = static_cast<int>(N);
+  in.mini_batch = static_cast<int>(tok.size(0));
+  in.dim = static_cast<int>(f);
+  in.layer_norm = model.layer_norm;
   void* stream = c10::cuda::getCurrentCUDAStream().stream();
 
   std::string error;
   if (!model.mlp) {
     result.end = {freshCopy(start[0], {B, H, f, f}), freshCopy(start[1], {B, H, 1, f})};
     kernels::TttLinearScanArgs args;
-    args.q = q_in.data_ptr<float>();
-    args.k = k_in.data_ptr<float>();
-    args.v = v_in.data_ptr<float>();
-    args.lr = lr_in.data_ptr<float>();
-    args.token_factor = tok.data_ptr<float>();
-    args.norm_weight = norm_weight_data;
-    args.norm_bias = norm_bias_data;
+    args.in = in;
     args.w = result.end[0].data_ptr<float>();
     args.b = result.end[1].data_ptr<float>();
-    args.out = result.output.data_ptr<float>();
-    args.batch_heads = static_cast<int>(B * H);
-    args.heads = static_cast<int>(H);
-    args.tokens = static_cast<int>(N);
-    args.mini_batch = static_cast<int>(tok.size(0));
-    args.dim = static_cast<int>(f);
-    args.layer_norm = model.layer_norm;
     error = kernels::tttLinearScan(args, stream);
   } else {
     const auto e = start[0].size(-1);
     result.end = {freshCopy(start[0], {B, H, f, e}), freshCopy(start[1], {B, H, 1, e}),
                   freshCopy(start[2], {B, H, e, f}), freshCopy(start[3], {B, H, 1, f})};
     kernels::TttMlpScanArgs args;
-    args.q = q_in.data_ptr<float>();
-    args.k = k_in.data_ptr<float>();
-    args.v = v_in.data_ptr<float>();
-    args.lr = lr_in.data_ptr<float>();
-    args.token_factor = tok.data_ptr<float>();
-    args.norm_weight = norm_weight_data;
-    args.norm_bias = norm_bias_data;
+    args.in = in;
     args.w1 = result.end[0].data_ptr<float>();
     args.b1 = result.end[1].data_ptr<float>();
     args.w2 = result.end[2].data_ptr<float>();
     args.b2 = result.end[3].data_ptr<float>();
-    args.out = result.output.data_ptr<float>();
-    args.batch_heads = static_cast<int>(B * H);
-    args.heads = static_cast<int>(H);
-    args.tokens = static_cast<int>(N);
-    args.mini_batch = static_cast<int>(tok.size(0));
-    args.dim = static_cast<int>(f);
     args.hidden = static_cast<int>(e);
-    args.layer_norm = model.layer_norm;
     error = kernels::tttMlpScan(args, stream);
   }
   if (!error.empty()) throwError(ErrorKind::Internal, "", scanName(model), error);

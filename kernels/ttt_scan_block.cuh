@@ -1,11 +1,16 @@
 #pragma once
-// The row operations both TTT scan kernels (ttt_linear_scan.cu, ttt_mlp_scan.cu) share: a row of
-// f ≤ 256 float32 values held by one warp, lane ℓ holding columns ℓ, ℓ + 32, …, through
+// What both TTT scan kernels' blocks (ttt_linear_scan.cu, ttt_mlp_scan.cu) do alike: load the
+// layer's constants and each mini-batch's tokens into shared memory, and the row operations: a row
+// of f ≤ 256 float32 values held by one warp, lane ℓ holding columns ℓ, ℓ + 32, …, through
 // ttt-lm-pytorch's LayerNorm (ln_fwd: population variance, eps inside the square root), the
 // gradient of its fused L2 loss (ln_fused_l2_bwd) and the layer's output q + LN(z). Rows live in
 // shared memory; the warp's lanes read and write their own columns only.
 
-namespace studio::kernels::ttt_rows {
+#include <cstdint>
+
+#include "kernels/ttt_scan_inputs.h"
+
+namespace studio::kernels::ttt_scan {
 
 constexpr int kMaxDim = 256;
 constexpr int kValuesPerLane = kMaxDim / 32;
@@ -99,4 +104,36 @@ __device__ inline void outputRow(const float* z, const float* q, const float* we
   }
 }
 
-}  // namespace studio::kernels::ttt_rows
+// ttt_norm's weight and bias of the block's head (1 and 0 without the LayerNorm) [f] and tok [n],
+// once per block; a block of kThreads threads.
+template <int kThreads>
+__device__ inline void loadLayerConstants(const TttScanInputs& in, int head, float* norm_weight,
+                                          float* norm_bias, float* tok, int tid) {
+  const int f = in.dim;
+  for (int c = tid; c < f; c += kThreads) {
+    norm_weight[c] = in.layer_norm ? in.norm_weight[head * f + c] : 1.f;
+    norm_bias[c] = in.layer_norm ? in.norm_bias[head * f + c] : 0.f;
+  }
+  for (int i = tid; i < in.mini_batch; i += kThreads) tok[i] = in.token_factor[i];
+}
+
+// The mini-batch of n tokens from global row row0: Q and K [n, f + 1] (rows padded),
+// target = v − k [n, f], lr [n].
+template <int kThreads>
+__device__ inline void loadMiniBatch(const TttScanInputs& in, std::int64_t row0, float* Q, float* K,
+                                     float* target, float* lr, int tid) {
+  const int f = in.dim, n = in.mini_batch, fq = f + 1;
+  const float* q_global = in.q + row0 * f;
+  const float* k_global = in.k + row0 * f;
+  const float* v_global = in.v + row0 * f;
+  for (int i = tid; i < n * f; i += kThreads) {
+    const int row = i / f, c = i % f;
+    const float key = k_global[i];
+    Q[row * fq + c] = q_global[i];
+    K[row * fq + c] = key;
+    target[i] = v_global[i] - key;
+  }
+  for (int i = tid; i < n; i += kThreads) lr[i] = in.lr[row0 + i];
+}
+
+}  // namespace studio::kernels::ttt_scan
