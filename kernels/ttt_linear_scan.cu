@@ -11,13 +11,12 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
 using ttt_scan::kMaxDim;
-constexpr int kRowsPerThread = 4;  // rows that share one read of a W or G column
 
 // Where each array lives in the block's shared memory, in floats.
 struct SharedLayout {
   int w, bias, norm_weight, norm_bias, tok, lr;  // W [f, f], b [f], ttt_norm [f] ×2, tok [n], lr [n]
   int q, k;                                      // [n, f + 1]: q and k, rows padded (no bank conflicts in q_i·k_j)
-  int target, grad, z;                           // [n, f] each: v − k (later η_nj·G_j), ∂ℓ/∂Z1, the read z
+  int target, grad, z;                           // [n, f] each: v − k, ∂ℓ/∂Z1, the read z
   int eta, weighted;                             // [n, n] each: η_ij = tok_i·lr_j (j ≤ i), η_ij·(q_i·k_j)
   int total;
 };
@@ -82,8 +81,6 @@ __global__ void __launch_bounds__(kThreads) tttLinearScanKernel(TttLinearScanArg
   __syncthreads();
 
   const int fq = f + 1;  // the row stride of Q and K
-  const int row_groups = (n + kRowsPerThread - 1) / kRowsPerThread;
-  const int column_groups = (f + kRowsPerThread - 1) / kRowsPerThread;
   const int mini_batches = in.tokens / n;
   for (int batch = 0; batch < mini_batches; ++batch) {
     const std::int64_t row0 = static_cast<std::int64_t>(sequence_head) * in.tokens +
@@ -91,41 +88,9 @@ __global__ void __launch_bounds__(kThreads) tttLinearScanKernel(TttLinearScanArg
     ttt_scan::loadMiniBatch<kThreads>(in, row0, Q, K, target, lr, tid);
     __syncthreads();
 
-    // Z1 = K·W + b into G, Q·W into Z; a thread takes one column c for kRowsPerThread rows.
-    for (int item = tid; item < f * row_groups; item += kThreads) {
-      const int c = item % f, i0 = (item / f) * kRowsPerThread;
-      float key_acc[kRowsPerThread] = {}, query_acc[kRowsPerThread] = {};
-      for (int d = 0; d < f; ++d) {
-        const float w = W[d * f + c];
-#pragma unroll
-        for (int r = 0; r < kRowsPerThread; ++r) {
-          if (i0 + r < n) {
-            key_acc[r] += K[(i0 + r) * fq + d] * w;
-            query_acc[r] += Q[(i0 + r) * fq + d] * w;
-          }
-        }
-      }
-#pragma unroll
-      for (int r = 0; r < kRowsPerThread; ++r) {
-        if (i0 + r < n) {
-          G[(i0 + r) * f + c] = key_acc[r] + bias[c];
-          Z[(i0 + r) * f + c] = query_acc[r];
-        }
-      }
-    }
-    // η_ij = tok_i·lr_j and η_ij·(q_i·k_j) below the diagonal, zero above.
-    for (int item = tid; item < n * n; item += kThreads) {
-      const int i = item / n, j = item % n;
-      float e = 0.f, product = 0.f;
-      if (j <= i) {
-        e = tok[i] * lr[j];
-        float dot = 0.f;
-        for (int d = 0; d < f; ++d) dot += Q[i * fq + d] * K[j * fq + d];
-        product = e * dot;
-      }
-      eta[item] = e;
-      weighted[item] = product;
-    }
+    // Z1 = K·W + b into G, Q·W into Z; η and the weighted products q_i·k_j.
+    ttt_scan::firstLayerProducts<kThreads>(Q, K, W, bias, f, f, n, G, f, Z, f, tid);
+    ttt_scan::etaAndWeighted<kThreads>(eta, weighted, tok, lr, Q, K, f, n, tid);
     __syncthreads();
 
     for (int row = warp; row < n; row += kWarps) {
@@ -134,17 +99,10 @@ __global__ void __launch_bounds__(kThreads) tttLinearScanKernel(TttLinearScanArg
     }
     __syncthreads();
 
-    // z_i, and η_ni·G_i into target (free since the gradients) for the update below.
+    // z_i through the dual form.
     for (int item = tid; item < n * f; item += kThreads) {
       const int i = item / f, c = item % f;
-      float through_keys = 0.f, through_bias = 0.f;
-      for (int j = 0; j <= i; ++j) {
-        const float g = G[j * f + c];
-        through_keys += weighted[i * n + j] * g;
-        through_bias += eta[i * n + j] * g;
-      }
-      Z[item] = Z[item] - through_keys + (bias[c] - through_bias);
-      target[item] = eta[(n - 1) * n + i] * G[item];
+      Z[item] = ttt_scan::dualRead(Z[item], weighted, eta, G, f, i, c, n, bias[c]);
     }
     __syncthreads();
 
@@ -153,28 +111,8 @@ __global__ void __launch_bounds__(kThreads) tttLinearScanKernel(TttLinearScanArg
       ttt_scan::outputRow(Z + row * f, Q + row * fq, norm_weight, norm_bias, out + row * f, f, lane,
                 in.layer_norm, in.eps);
     }
-    // W ← W − Σ_j k_jᵀ(η_nj·G_j): a thread takes one column c for kRowsPerThread rows d.
-    const float* scaled = target;
-    for (int item = tid; item < f * column_groups; item += kThreads) {
-      const int c = item % f, d0 = (item / f) * kRowsPerThread;
-      float step[kRowsPerThread] = {};
-      for (int j = 0; j < n; ++j) {
-        const float g = scaled[j * f + c];
-#pragma unroll
-        for (int r = 0; r < kRowsPerThread; ++r) {
-          if (d0 + r < f) step[r] += K[j * fq + d0 + r] * g;
-        }
-      }
-#pragma unroll
-      for (int r = 0; r < kRowsPerThread; ++r) {
-        if (d0 + r < f) W[(d0 + r) * f + c] -= step[r];
-      }
-    }
-    for (int c = tid; c < f; c += kThreads) {
-      float step = 0.f;
-      for (int j = 0; j < n; ++j) step += scaled[j * f + c];
-      bias[c] -= step;
-    }
+    // W ← W − Σ_j η_nj k_jᵀ G_j, b ← b − Σ_j η_nj G_j.
+    ttt_scan::subtractUpdate<kThreads>(W, f, bias, f, f, K, fq, G, f, eta + (n - 1) * n, n, tid);
     __syncthreads();
   }
 

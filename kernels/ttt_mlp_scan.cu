@@ -10,7 +10,7 @@ namespace {
 
 constexpr int kThreads = 512;
 constexpr int kWarps = kThreads / 32;
-constexpr int kRowsPerThread = 4;  // rows that share one read of a weight or gradient column
+using ttt_scan::kRowsPerThread;
 
 // Where each array lives in the block's shared memory, in floats. q, k and W2 rows are f + 1
 // apart, X2 and the queries' hidden rows e + 1 apart: odd strides, so that a warp reading one
@@ -88,20 +88,6 @@ __device__ inline void columnProduct(const float* A, int lda, const float* M, in
   }
 }
 
-// The dual form's read of one element of an inner layer (ttt_inner_loop.cpp's dualRead at a
-// mini-batch's start): x_i·W − Σ_{j≤i} η_ij (x_i·x'_j) G_jc + (b_c − Σ_{j≤i} η_ij G_jc), given
-// x_i·W and the weighted products η_ij (x_i·x'_j) of the layer's inputs.
-__device__ inline float dualRead(float xw, const float* weighted, const float* eta, const float* G,
-                                 int ldg, int i, int c, int n, float bias) {
-  float through_keys = 0.f, through_bias = 0.f;
-  for (int j = 0; j <= i; ++j) {
-    const float g = G[j * ldg + c];
-    through_keys += weighted[i * n + j] * g;
-    through_bias += eta[i * n + j] * g;
-  }
-  return xw - through_keys + (bias - through_bias);
-}
-
 // weighted_ij = η_ij·(x_i·y_j) for j ≤ i, zero above; x, y [n, inner] rows ld apart.
 __device__ inline void weightedProducts(float* weighted, const float* eta, const float* x,
                                         const float* y, int ld, int inner, int n, int tid) {
@@ -114,34 +100,6 @@ __device__ inline void weightedProducts(float* weighted, const float* eta, const
       product = eta[item] * dot;
     }
     weighted[item] = product;
-  }
-}
-
-// The mini-batch's update of one inner layer: W[d, c] −= Σ_j X[j, d]·(η_nj·G[j, c]) for d < rows,
-// c < cols, and b[c] −= Σ_j η_nj·G[j, c] (η_nj: the last row of η).
-__device__ inline void subtractUpdate(float* W, int ldw, float* b, int rows, int cols,
-                                      const float* X, int ldx, const float* G, int ldg,
-                                      const float* eta_last, int n, int tid) {
-  const int groups = (rows + kRowsPerThread - 1) / kRowsPerThread;
-  for (int item = tid; item < cols * groups; item += kThreads) {
-    const int c = item % cols, d0 = (item / cols) * kRowsPerThread;
-    float step[kRowsPerThread] = {};
-    for (int j = 0; j < n; ++j) {
-      const float g = eta_last[j] * G[j * ldg + c];
-#pragma unroll
-      for (int r = 0; r < kRowsPerThread; ++r) {
-        if (d0 + r < rows) step[r] += X[j * ldx + d0 + r] * g;
-      }
-    }
-#pragma unroll
-    for (int r = 0; r < kRowsPerThread; ++r) {
-      if (d0 + r < rows) W[(d0 + r) * ldw + c] -= step[r];
-    }
-  }
-  for (int c = tid; c < cols; c += kThreads) {
-    float step = 0.f;
-    for (int j = 0; j < n; ++j) step += eta_last[j] * G[j * ldg + c];
-    b[c] -= step;
   }
 }
 
@@ -199,35 +157,10 @@ __global__ void __launch_bounds__(kThreads) tttMlpScanKernel(TttMlpScanArgs a) {
     ttt_scan::loadMiniBatch<kThreads>(in, row0, Q, K, target, lr, tid);
     __syncthreads();
 
-    // Z1 = K·W1 + b1 into G1, Q·W1 into hidden_q: a thread takes one column c for
-    // kRowsPerThread rows of both. η and layer 1's weighted products q_i·k_j.
-    for (int item = tid; item < e * row_groups; item += kThreads) {
-      const int c = item % e, i0 = (item / e) * kRowsPerThread;
-      float key_acc[kRowsPerThread] = {}, query_acc[kRowsPerThread] = {};
-      for (int d = 0; d < f; ++d) {
-        const float w = W1[d * e + c];
-#pragma unroll
-        for (int r = 0; r < kRowsPerThread; ++r) {
-          if (i0 + r < n) {
-            key_acc[r] += K[(i0 + r) * fq + d] * w;
-            query_acc[r] += Q[(i0 + r) * fq + d] * w;
-          }
-        }
-      }
-#pragma unroll
-      for (int r = 0; r < kRowsPerThread; ++r) {
-        if (i0 + r < n) {
-          G1[(i0 + r) * e + c] = key_acc[r] + b1[c];
-          hidden_q[(i0 + r) * eq + c] = query_acc[r];
-        }
-      }
-    }
-    for (int item = tid; item < n * n; item += kThreads) {
-      const int i = item / n, j = item % n;
-      eta[item] = j <= i ? tok[i] * lr[j] : 0.f;
-    }
+    // Z1 = K·W1 + b1 into G1, Q·W1 into hidden_q; η and layer 1's weighted products q_i·k_j.
+    ttt_scan::firstLayerProducts<kThreads>(Q, K, W1, b1, f, e, n, G1, e, hidden_q, eq, tid);
+    ttt_scan::etaAndWeighted<kThreads>(eta, weighted, tok, lr, Q, K, f, n, tid);
     __syncthreads();
-    weightedProducts(weighted, eta, Q, K, fq, f, n, tid);
     for (int item = tid; item < n * e; item += kThreads) {
       const int i = item / e, c = item % e;
       X2[i * eq + c] = geluTanh(G1[item]);
@@ -270,7 +203,7 @@ __global__ void __launch_bounds__(kThreads) tttMlpScanKernel(TttMlpScanArgs a) {
     for (int item = tid; item < n * e; item += kThreads) {
       const int i = item / e, c = item % e;
       float* x = hidden_q + i * eq + c;
-      *x = geluTanh(dualRead(*x, weighted, eta, G1, e, i, c, n, b1[c]));
+      *x = geluTanh(ttt_scan::dualRead(*x, weighted, eta, G1, e, i, c, n, b1[c]));
     }
     __syncthreads();
     weightedProducts(weighted, eta, hidden_q, X2, eq, e, n, tid);
@@ -285,7 +218,7 @@ __global__ void __launch_bounds__(kThreads) tttMlpScanKernel(TttMlpScanArgs a) {
 #pragma unroll
       for (int r = 0; r < kRowsPerThread; ++r) {
         const int i = i0 + r;
-        if (i < n) z2[i * f + c] = dualRead(acc[r], weighted, eta, G2, f, i, c, n, b2[c]);
+        if (i < n) z2[i * f + c] = ttt_scan::dualRead(acc[r], weighted, eta, G2, f, i, c, n, b2[c]);
       }
     }
     __syncthreads();
@@ -296,8 +229,8 @@ __global__ void __launch_bounds__(kThreads) tttMlpScanKernel(TttMlpScanArgs a) {
                           lane, in.layer_norm, in.eps);
     }
     const float* eta_last = eta + (n - 1) * n;
-    subtractUpdate(W1, e, b1, f, e, K, fq, G1, e, eta_last, n, tid);
-    subtractUpdate(W2, fq, b2, e, f, X2, eq, G2, f, eta_last, n, tid);
+    ttt_scan::subtractUpdate<kThreads>(W1, e, b1, f, e, K, fq, G1, e, eta_last, n, tid);
+    ttt_scan::subtractUpdate<kThreads>(W2, fq, b2, e, f, X2, eq, G2, f, eta_last, n, tid);
     __syncthreads();
   }
 
