@@ -57,9 +57,10 @@ bool tttScanApplies(const InnerModel& model, const FastWeights& start, const Ten
   }
   if (model.layer_norm && model.norm_weight.scalar_type() != torch::kFloat32) return false;
   const auto n = token_factor.size(0);
-  std::vector<Tensor> read = {q, k, v, lr, token_factor, model.norm_weight, model.norm_bias};
-  read.insert(read.end(), start.begin(), start.end());
-  if (n < 1 || needsGradient(read)) return false;
+  if (n < 1 || needsGradient({q, k, v, lr, token_factor, model.norm_weight, model.norm_bias}) ||
+      needsGradient(start)) {
+    return false;
+  }
   const int f = static_cast<int>(q.size(3)), mini_batch = static_cast<int>(n);
   // The environment is read last: only inference forwards get that far.
   if (!model.mlp) return kernels::tttLinearScanSupported(f, mini_batch) && !scanComposedForced();
