@@ -111,14 +111,19 @@ std::optional<std::pair<Tensor, Tensor>> candidatesTopK(const Tensor& logits, st
   const Tensor kth = std::get<0>(x.topk(k, 0, /*largest=*/true, /*sorted=*/false)).min();
   const Tensor threshold = kth - (kth.abs() * 0x1.0p-16).clamp_min(1e-30);  // [] float32
   const Tensor ids = (x >= threshold).nonzero().reshape({-1});  // [c] int64, in id order
-  if (ids.size(0) < k) return std::nullopt;  // NaN among the largest, or the threshold
-  const Tensor host_ids = ids.to(torch::kCPU);
-  // The threshold and the candidates' logits in one copy: [1 + c].
+  const std::int64_t c = ids.size(0);
+  if (c < k) return std::nullopt;  // NaN among the largest, or the threshold
+  // The ids, the threshold and the candidates' logits in one copy: [c + 1 + c] int64, the floats
+  // as their bit patterns (sign-extended; narrowing back to int32 restores them exactly).
+  const Tensor logit_bits =
+      torch::cat({threshold.reshape({1}), x.index_select(0, ids)}).view(torch::kInt32);
+  const Tensor host = torch::cat({ids, logit_bits.to(torch::kInt64)}).to(torch::kCPU);
+  const Tensor host_ids = host.narrow(0, 0, c);
   const Tensor host_logits =
-      torch::cat({threshold.reshape({1}), x.index_select(0, ids)}).to(torch::kCPU);
+      host.narrow(0, c, c + 1).to(torch::kInt32).view(torch::kFloat32);  // [1 + c]
   const float t = host_logits[0].item<float>();
   // The quotients as the host computes them for the whole row (a float32 tensor by a double).
-  const Tensor quotients = host_logits.narrow(0, 1, ids.size(0)) / temperature;  // [c]
+  const Tensor quotients = host_logits.narrow(0, 1, c) / temperature;  // [c]
   const auto [values, positions] = stableTopK(quotients, k);
   // Every logit left out is below t, so its quotient is at most t's; the head is the whole
   // row's where that is below the k-th quotient (else the caller divides the whole row).

@@ -49,11 +49,11 @@ std::pair<torch::Tensor, torch::Tensor> stableTopK(const torch::Tensor& row, std
 
 // stableTopK(logits.to(CPU, float32) / temperature, k), with the candidates chosen where
 // `logits` [vocab] live: the k-th largest logit found there, every logit near or above it copied
-// back (k of them, give or take ties) and divided on the host as the whole row would be. A sample
-// from a GPU's logits then copies back a few dozen values instead of the vocabulary, and the host
-// never passes over it. nullopt where this cannot vouch for the same result (k is the vocabulary,
-// NaN or infinity among the largest, a quotient that could tie across the threshold): the caller
-// divides the whole row then.
+// back with its id (k of them, give or take ties; one copy, after the one wait for their count)
+// and divided on the host as the whole row would be. A sample from a GPU's logits then copies
+// back a few dozen values instead of the vocabulary, and the host never passes over it. nullopt
+// where this cannot vouch for the same result (k is the vocabulary, NaN or infinity among the
+// largest, a quotient that could tie across the threshold): the caller divides the whole row then.
 std::optional<std::pair<torch::Tensor, torch::Tensor>> candidatesTopK(const torch::Tensor& logits,
                                                                       std::int64_t k,
                                                                       double temperature);

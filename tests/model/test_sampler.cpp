@@ -134,8 +134,9 @@ TEST_CASE("sampler: stableTopK refuses what it cannot sort, naming the argument"
 
 TEST_CASE("sampler: candidates chosen where the logits live give the whole row's head", "[model]") {
   // candidatesTopK runs on any device; on the CPU here, against stableTopK over the whole row
-  // divided on the host. Rows: bf16 logits (ties everywhere), a coarse grid, and neighbours one
-  // unit in the last place apart, whose quotients may round to one value.
+  // divided on the host. Rows: bf16 logits (ties everywhere), a coarse grid, neighbours one unit
+  // in the last place apart, whose quotients may round to one value, and logits all below zero
+  // (their bit patterns, which come back with the ids, have the sign bit set).
   torch::manual_seed(21);
   const auto bf16 = (torch::randn({151936}) * 4).to(torch::kBFloat16);
   const auto grid = torch::randint(-40, 40, {5000}).to(torch::kFloat32) / 4;
@@ -143,8 +144,9 @@ TEST_CASE("sampler: candidates chosen where the logits live give the whole row's
   for (std::int64_t i = 0; i < 4000; ++i) {
     neighbours[i] = std::nextafter(3.0f, 4.0f) - static_cast<float>(i % 7) * 2.4e-7f;
   }
+  const auto negative = torch::randn({3000}) - 30;
   int vouched = 0;
-  for (const auto& row : {bf16, grid, neighbours}) {
+  for (const auto& row : {bf16, grid, neighbours, negative}) {
     for (const double temperature : {0.6, 0.7, 1.0, 1.3, 3.0}) {
       for (const std::int64_t k : {1, 20, 50}) {
         INFO("vocab " << row.size(0) << ", temperature " << temperature << ", k " << k);
@@ -157,7 +159,7 @@ TEST_CASE("sampler: candidates chosen where the logits live give the whole row's
       }
     }
   }
-  CHECK(vouched == 45);  // every one: these quotients cannot round across the threshold
+  CHECK(vouched == 60);  // every one: these quotients cannot round across the threshold
   // Where it cannot vouch: quotients so small that they round across the threshold (subnormal),
   // the whole vocabulary, NaN among the largest.
   const auto tiny = torch::rand({1000}) * 1e-6;
