@@ -22,8 +22,9 @@ struct ParamSpec {
   std::string help;
   bool log_scale = false;               // a UI hint for learning rates and the like
   // Int and Float: values worth trying (a paper's grid). Forms offer them and help lists them;
-  // any value in range is accepted.
-  std::vector<double> suggestions;
+  // any value in range is accepted. Its initializer lets a spec's braces end before it without
+  // -Wextra's missing-initializer warning.
+  std::vector<double> suggestions = {};
 };
 
 const char* paramTypeName(ParamSpec::Type type);
