@@ -69,8 +69,10 @@ void checkSpanGradient(model::CausalLMImpl& lm, model::ModelState& cache,
   torch::manual_seed(5);
   for (std::size_t layer = 0; layer < adapter.masters().size(); ++layer) {
     torch::Tensor master = adapter.masters()[layer];
-    std::vector<torch::Tensor> directions = {grads[layer].clone()};
-    if (random_direction) directions.push_back(torch::randn_like(master));
+    const std::vector<torch::Tensor> directions =
+        random_direction
+            ? std::vector<torch::Tensor>{grads[layer].clone(), torch::randn_like(master)}
+            : std::vector<torch::Tensor>{grads[layer].clone()};
     for (torch::Tensor direction : directions) {
       direction /= direction.norm();
       const double analytic = (grads[layer] * direction).sum().item<double>();
