@@ -7,7 +7,7 @@
 #include "core/common/error.h"
 #include "core/document/repository_format.h"
 #include "core/document/repository_loader.h"
-#include "document/temp_folder.h"
+#include "support/temp_dir.h"
 #include "support/test_paths.h"
 
 using namespace studio;
@@ -52,7 +52,7 @@ TEST_CASE("a folder becomes one document with path headers and L<n> prefixes", "
 }
 
 TEST_CASE("files come in byte-wise sorted order of their paths", "[document]") {
-  testing::TempFolder temp;
+  test::TempDir temp("document");
   temp.write("b.py", "b\n");
   temp.write("a/z.py", "z\n");
   temp.write("a.txt", "a\n");
@@ -67,7 +67,7 @@ TEST_CASE("files come in byte-wise sorted order of their paths", "[document]") {
 }
 
 TEST_CASE("build, dependency, cache and hidden folders are skipped and counted", "[document]") {
-  testing::TempFolder temp;
+  test::TempDir temp("document");
   temp.write("main.py", "print('hi')\n");
   temp.write(".git/HEAD", "ref: refs/heads/main\n");
   temp.write("build/out.txt", "built\n");
@@ -85,7 +85,7 @@ TEST_CASE("build, dependency, cache and hidden folders are skipped and counted",
 }
 
 TEST_CASE("the root .gitignore decides which files are read", "[document]") {
-  testing::TempFolder temp;
+  test::TempDir temp("document");
   temp.write(".gitignore", "*.ckpt\nlogs/\n/data/*.csv\n!data/keep.csv\n");
   temp.write("train.py", "train()\n");
   temp.write("model.ckpt", "weights\n");
@@ -108,7 +108,7 @@ TEST_CASE("the root .gitignore decides which files are read", "[document]") {
 }
 
 TEST_CASE("binary files are skipped, text with a few bad bytes is kept", "[document]") {
-  testing::TempFolder temp;
+  test::TempDir temp("document");
   temp.write("nul.dat", std::string("abc\0def", 7));
   std::string noise;
   for (int i = 0; i < 2000; ++i) noise.push_back(static_cast<char>(0x80 + (i * 37) % 0x7F));
@@ -126,7 +126,7 @@ TEST_CASE("binary files are skipped, text with a few bad bytes is kept", "[docum
 }
 
 TEST_CASE("symbolic links are never followed", "[document]") {
-  testing::TempFolder temp;
+  test::TempDir temp("document");
   temp.write("real/a.py", "a = 1\n");
   std::filesystem::create_directory_symlink(temp.path() / "real", temp.path() / "loop");
   std::filesystem::create_symlink(temp.path() / "real/a.py", temp.path() / "alias.py");
@@ -136,7 +136,7 @@ TEST_CASE("symbolic links are never followed", "[document]") {
 }
 
 TEST_CASE("repository limits give a clear error or skip large files", "[document]") {
-  testing::TempFolder temp;
+  test::TempDir temp("document");
   temp.write("a.py", std::string(600, 'a') + "\n");
   temp.write("b.py", std::string(600, 'b') + "\n");
   temp.write("huge.py", std::string(5000, 'h') + "\n");
@@ -164,14 +164,14 @@ TEST_CASE("repository limits give a clear error or skip large files", "[document
 }
 
 TEST_CASE("an empty folder is an empty repository document", "[document]") {
-  testing::TempFolder temp;
+  test::TempDir temp("document");
   const Document doc = loadRepository(temp.path().string());
   CHECK(doc.lineCount() == 0);
   CHECK(doc.stats().files_included == 0);
 }
 
 TEST_CASE("opening a missing folder or a file as a repository names the path", "[document]") {
-  testing::TempFolder temp;
+  test::TempDir temp("document");
   const std::string missing = (temp.path() / "nope").string();
   CHECK_THROWS_WITH(loadRepository(missing), missing + ": no such folder");
   const std::string file = temp.write("file.txt", "x\n");

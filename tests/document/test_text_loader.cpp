@@ -7,7 +7,7 @@
 
 #include "core/common/error.h"
 #include "core/document/text_loader.h"
-#include "document/temp_folder.h"
+#include "support/temp_dir.h"
 #include "support/test_paths.h"
 
 using namespace studio;
@@ -51,7 +51,7 @@ TEST_CASE("CRLF line endings are not part of the lines", "[document]") {
 }
 
 TEST_CASE("an empty file is an empty document", "[document]") {
-  testing::TempFolder temp;
+  test::TempDir temp("document");
   const std::string path = temp.write("empty.txt", "");
   const Document doc = loadTextFile(path);
   CHECK(doc.sizeBytes() == 0);
@@ -60,7 +60,7 @@ TEST_CASE("an empty file is an empty document", "[document]") {
 }
 
 TEST_CASE("a file of random bytes loads as valid UTF-8 with replacements", "[document]") {
-  testing::TempFolder temp;
+  test::TempDir temp("document");
   std::mt19937 rng(1234);
   std::string bytes(256 * 1024, '\0');
   for (char& c : bytes) c = static_cast<char>(rng() & 0xFF);
@@ -76,7 +76,7 @@ TEST_CASE("a file of random bytes loads as valid UTF-8 with replacements", "[doc
 }
 
 TEST_CASE("a 50 MB generated file loads whole, with its lines indexed", "[document]") {
-  testing::TempFolder temp;
+  test::TempDir temp("document");
   std::string bytes;
   bytes.reserve(50u << 20);
   std::size_t lines = 0;
@@ -105,7 +105,7 @@ TEST_CASE("a 50 MB generated file loads whole, with its lines indexed", "[docume
 }
 
 TEST_CASE("a load stops when its progress callback says so", "[document]") {
-  testing::TempFolder temp;
+  test::TempDir temp("document");
   const std::string path = temp.write("medium.txt", std::string(10u << 20, 'x'));
   TextLoadOptions options;
   options.progress = [](std::uint64_t, std::uint64_t) { return false; };
@@ -119,7 +119,7 @@ TEST_CASE("a load stops when its progress callback says so", "[document]") {
 }
 
 TEST_CASE("bad paths give an error naming them", "[document]") {
-  testing::TempFolder temp;
+  test::TempDir temp("document");
   const std::string missing = (temp.path() / "missing.txt").string();
   try {
     loadTextFile(missing);

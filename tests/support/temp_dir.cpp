@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 
+#include <fstream>
 #include <stdexcept>
 
 #include "core/common/error.h"
@@ -16,6 +17,15 @@ TempDir::TempDir(const std::string& tag) {
     throw std::runtime_error("mkdtemp failed for " + pattern);
   }
   m_path = pattern;
+}
+
+std::string TempDir::write(const std::string& relative, const std::string& bytes) const {
+  const std::filesystem::path file = m_path / relative;
+  std::filesystem::create_directories(file.parent_path());
+  std::ofstream out(file, std::ios::binary);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (!out) throw std::runtime_error("could not write " + file.string());
+  return file.string();
 }
 
 TempDir::~TempDir() {

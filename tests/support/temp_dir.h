@@ -19,6 +19,8 @@ class TempDir {
   std::filesystem::path operator/(const std::string& name) const { return m_path / name; }
   // The path of `name` inside the folder, as a string (for APIs that take one).
   std::string file(const std::string& name) const { return (m_path / name).string(); }
+  // Writes `bytes` to `relative` inside the folder (its folders created) and returns its path.
+  std::string write(const std::string& relative, const std::string& bytes) const;
 
  private:
   std::filesystem::path m_path;

@@ -1,18 +1,15 @@
 #include <catch2/catch.hpp>
 
-#include <unistd.h>
-
-#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
 
 #include "core/common/error.h"
-#include "core/common/remove_tree.h"
 #include "core/task/answer_extraction.h"
 #include "core/task/scorers.h"
 #include "plugins/task_code_bug/bug_injector.h"
 #include "plugins/task_code_bug/code_bug_generator.h"
+#include "support/temp_dir.h"
 #include "task_test_helpers.h"
 
 using namespace studio;
@@ -190,25 +187,21 @@ TEST_CASE("code_bug: same seed, same bytes; other seeds, other bugs", "[tasks]")
 }
 
 TEST_CASE("code_bug: a custom source folder, and clear errors for bad ones", "[tasks]") {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("studio_code_bug_test_" + std::to_string(getpid()));
-  removeTree(dir.string());
-  std::filesystem::create_directories(dir / "pkg");
-  std::ofstream(dir / "pkg" / "a.py") << "def f(x):\n    y = x - 1\n    return y\n";
-  std::ofstream(dir / "pkg" / "b.py") << "import math\n\n\ndef g(z):\n    return z\n";
-  const auto item = generate("code_bug", {{"source", dir.string()}, {"lines", 8}}, 0);
+  const test::TempDir dir("code-bug");
+  dir.write("pkg/a.py", "def f(x):\n    y = x - 1\n    return y\n");
+  dir.write("pkg/b.py", "import math\n\n\ndef g(z):\n    return z\n");
+  const auto item = generate("code_bug", {{"source", dir.str()}, {"lines", 8}}, 0);
   CHECK(item.answers.front() == "pkg/a.py:L2");
   CHECK(item.context.find("=== pkg/a.py ===") != std::string::npos);
   CHECK(item.context.find("=== pkg/b.py ===") != std::string::npos);
-  CHECK_THROWS_WITH(generate("code_bug", {{"source", dir.string()}, {"lines", 9}}, 0),
+  CHECK_THROWS_WITH(generate("code_bug", {{"source", dir.str()}, {"lines", 9}}, 0),
                     Catch::Contains("code_bug.lines") && Catch::Contains("only 8"));
   CHECK_THROWS_WITH(
-      generate("code_bug", {{"source", dir.string()}, {"lines", 5}, {"bug_kind", "misplaced_norm"}},
+      generate("code_bug", {{"source", dir.str()}, {"lines", 5}, {"bug_kind", "misplaced_norm"}},
                0),
       Catch::Contains("misplaced_norm"));
   CHECK_THROWS_AS(generate("code_bug", {{"source", (dir / "missing").string()}}, 0), Error);
   CHECK_THROWS_WITH(generate("code_bug", {{"lines", 4}}, 0), Catch::Contains("code_bug.lines"));
-  removeTree(dir.string());
 }
 
 TEST_CASE("code_bug: the default corpus is big enough and admits every kind", "[tasks]") {

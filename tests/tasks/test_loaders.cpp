@@ -1,13 +1,9 @@
 #include <catch2/catch.hpp>
 
-#include <unistd.h>
-
-#include <filesystem>
-#include <fstream>
-
 #include "core/common/error.h"
 #include "core/task/json_records.h"
 #include "core/task/scorers.h"
+#include "support/temp_dir.h"
 #include "task_test_helpers.h"
 
 using namespace studio;
@@ -26,13 +22,6 @@ std::vector<std::int64_t> issueLines(const task::LoadResult& result) {
   std::vector<std::int64_t> lines;
   for (const auto& issue : result.issues) lines.push_back(issue.line);
   return lines;
-}
-
-std::string temporaryFile(const std::string& name, const std::string& content) {
-  const auto path =
-      std::filesystem::temp_directory_path() / (std::to_string(getpid()) + "_" + name);
-  std::ofstream(path, std::ios::binary) << content;
-  return path.string();
 }
 
 }  // namespace
@@ -124,7 +113,8 @@ TEST_CASE("ZeroSCROLLS: slices by character offsets, groups references by id", "
   CHECK(task::scoreItem(item, "Penn Treebank") == 1.0);
   CHECK(result.items[1].question == "How many sentences are used?");
 
-  const std::string unnamed = temporaryFile("studio_zs_unknown.jsonl", "{}\n");
+  const test::TempDir temp("loaders");
+  const std::string unnamed = temp.write("zs_unknown.jsonl", "{}\n");
   CHECK_THROWS_WITH(loader("zeroscrolls").load(unnamed), Catch::Contains("ZeroSCROLLS dataset"));
 }
 
@@ -133,38 +123,37 @@ TEST_CASE("loaders: unreadable files are errors naming the file; odd files are i
   CHECK_THROWS_WITH(loader("ruler").load("/nonexistent/qa_1/validation.jsonl"),
                     Catch::Contains("/nonexistent/qa_1/validation.jsonl"));
 
+  const test::TempDir temp("loaders");
   std::vector<task::LoadIssue> issues;
   std::vector<std::int64_t> lines;
   const auto collect = [&](task::JsonRecord&& record) {
     lines.push_back(record.line);
     return true;
   };
-  task::readJsonRecords(temporaryFile("studio_truncated.json", "[\n {\"a\": 1},\n {\"b\": 2"),
-                        issues, collect);
+  task::readJsonRecords(temp.write("truncated.json", "[\n {\"a\": 1},\n {\"b\": 2"), issues,
+                        collect);
   CHECK(lines == std::vector<std::int64_t>{2});
   REQUIRE(issues.size() == 2);
   CHECK(issues.back().message.find("not closed") != std::string::npos);
 
   issues.clear();
   lines.clear();
-  task::readJsonRecords(
-      temporaryFile("studio_bom.jsonl", "\xEF\xBB\xBF{\"a\": 1}\r\n\n{\"b\": 2}\n"), issues,
-      collect);
+  task::readJsonRecords(temp.write("bom.jsonl", "\xEF\xBB\xBF{\"a\": 1}\r\n\n{\"b\": 2}\n"), issues,
+                        collect);
   CHECK(lines == std::vector<std::int64_t>{1, 3});
   CHECK(issues.empty());
 
   issues.clear();
   lines.clear();
-  task::readJsonRecords(
-      temporaryFile("studio_array.json", "[{\"s\": \"a ] , [ b\"},\n\n  [1, 2], 3]"), issues,
-      collect);
+  task::readJsonRecords(temp.write("array.json", "[{\"s\": \"a ] , [ b\"},\n\n  [1, 2], 3]"),
+                        issues, collect);
   CHECK(lines == std::vector<std::int64_t>{1, 3, 3});
   CHECK(issues.empty());
 
-  const auto empty = loader("longbench").load(temporaryFile("studio_empty.jsonl", ""));
+  const auto empty = loader("longbench").load(temp.write("empty.jsonl", ""));
   CHECK(empty.items.empty());
   CHECK(empty.issues.empty());
-  const auto scalar = loader("longbench").load(temporaryFile("studio_scalar.jsonl", "42\n"));
+  const auto scalar = loader("longbench").load(temp.write("scalar.jsonl", "42\n"));
   REQUIRE(scalar.issues.size() == 1);
   CHECK(scalar.issues[0].message.find("JSON object") != std::string::npos);
 }

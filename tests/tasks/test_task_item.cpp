@@ -3,12 +3,8 @@
 
 #include <catch2/catch.hpp>
 
-#include <unistd.h>
-
-#include <filesystem>
-#include <fstream>
-
 #include "core/common/error.h"
+#include "support/temp_dir.h"
 #include "task_test_helpers.h"
 
 using namespace studio;
@@ -67,19 +63,16 @@ TEST_CASE("a task item needs a context and a question; its fields are checked", 
 TEST_CASE("loadTaskItem names the file it cannot read or parse", "[tasks]") {
   CHECK_THROWS_WITH(task::loadTaskItem("/nonexistent/item.json"),
                     Catch::Contains("/nonexistent/item.json"));
-  const auto path = std::filesystem::temp_directory_path() /
-                    ("studio-item-" + std::to_string(getpid()) + ".json");
-  std::ofstream(path) << "{\"context\": \"abc\", ";
-  CHECK_THROWS_WITH(task::loadTaskItem(path.string()),
-                    Catch::Contains(path.string()) && Catch::Contains("not valid JSON"));
+  const test::TempDir temp("item");
+  const std::string path = temp.write("item.json", "{\"context\": \"abc\", ");
+  CHECK_THROWS_WITH(task::loadTaskItem(path),
+                    Catch::Contains(path) && Catch::Contains("not valid JSON"));
   // Read as every JSON input is (common/bounded_json.h): nesting past the bound is refused
   // before the parser sees it, a folder is not read as a file.
-  std::ofstream(path) << std::string(100000, '[') + std::string(100000, ']');
-  CHECK_THROWS_WITH(task::loadTaskItem(path.string()),
-                    Catch::Contains(path.string()) && Catch::Contains("nests deeper"));
-  CHECK_THROWS_WITH(task::loadTaskItem(std::filesystem::temp_directory_path().string()),
-                    Catch::Contains("is a folder"));
-  std::ofstream(path) << task_test::generate("niah", {{"chars", 200}}, 4).toJson().dump();
-  CHECK(task::loadTaskItem(path.string()).task == "niah");
-  std::filesystem::remove(path);
+  temp.write("item.json", std::string(100000, '[') + std::string(100000, ']'));
+  CHECK_THROWS_WITH(task::loadTaskItem(path),
+                    Catch::Contains(path) && Catch::Contains("nests deeper"));
+  CHECK_THROWS_WITH(task::loadTaskItem(temp.str()), Catch::Contains("is a folder"));
+  temp.write("item.json", task_test::generate("niah", {{"chars", 200}}, 4).toJson().dump());
+  CHECK(task::loadTaskItem(path).task == "niah");
 }
