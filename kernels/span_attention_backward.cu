@@ -15,6 +15,7 @@
 #include <type_traits>
 
 #include "kernels/async_copy.cuh"
+#include "kernels/large_shared_launch.cuh"
 #include "kernels/span_attention_backward.h"
 
 namespace studio::kernels {
@@ -253,15 +254,9 @@ template <int D>
 const char* launch(const SpanBackwardArgs& a, cudaStream_t stream) {
   const int warps = warpsPerBlock(a);
   const int tiles = a.q_heads / a.kv_heads * (a.n_pad / kTile);
-  const std::size_t bytes = SpanConfig<D>::bytes(warps);
-  cudaError_t error = cudaFuncSetAttribute(spanBackwardKernel<D>,
-                                           cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           static_cast<int>(bytes));
-  if (error != cudaSuccess) return cudaGetErrorString(error);
   const dim3 grid((tiles + warps - 1) / warps, a.batch * a.kv_heads, a.splits);
-  spanBackwardKernel<D><<<grid, 32 * warps, bytes, stream>>>(a);
-  error = cudaGetLastError();
-  return error == cudaSuccess ? "" : cudaGetErrorString(error);
+  return launchWithSharedBytes(spanBackwardKernel<D>, grid, 32 * warps, SpanConfig<D>::bytes(warps),
+                               stream, a);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <cuda_runtime.h>
 
+#include "kernels/large_shared_launch.cuh"
 #include "kernels/ttt_scan_block.cuh"
 
 namespace studio::kernels {
@@ -23,12 +24,7 @@ struct SharedLayout {
 
 __host__ __device__ SharedLayout sharedLayout(int f, int n) {
   SharedLayout s{};
-  int at = 0;
-  auto take = [&at](int count) {
-    const int start = at;
-    at += count;
-    return start;
-  };
+  ttt_scan::SharedFloats take;
   s.w = take(f * f);
   s.bias = take(f);
   s.norm_weight = take(f);
@@ -42,7 +38,7 @@ __host__ __device__ SharedLayout sharedLayout(int f, int n) {
   s.z = take(n * f);
   s.eta = take(n * n);
   s.weighted = take(n * n);
-  s.total = at;
+  s.total = take.count;
   return s;
 }
 
@@ -137,13 +133,9 @@ const char* tttLinearScan(const TttLinearScanArgs& args, void* stream) {
     return "TTT-Linear scan: unsupported sizes";
   }
   const std::int64_t bytes = tttLinearScanSharedBytes(in.dim, in.mini_batch);
-  cudaError_t error = cudaFuncSetAttribute(
-      tttLinearScanKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
-  if (error != cudaSuccess) return cudaGetErrorString(error);
-  tttLinearScanKernel<<<in.batch_heads, kThreads, static_cast<std::size_t>(bytes),
-                        static_cast<cudaStream_t>(stream)>>>(args);
-  error = cudaGetLastError();
-  return error == cudaSuccess ? "" : cudaGetErrorString(error);
+  return launchWithSharedBytes(tttLinearScanKernel, in.batch_heads, kThreads,
+                               static_cast<std::size_t>(bytes), static_cast<cudaStream_t>(stream),
+                               args);
 }
 
 }  // namespace studio::kernels

@@ -2,6 +2,7 @@
 
 #include <cuda_runtime.h>
 
+#include "kernels/large_shared_launch.cuh"
 #include "kernels/ttt_scan_block.cuh"
 
 namespace studio::kernels {
@@ -29,12 +30,7 @@ struct SharedLayout {
 
 __host__ __device__ SharedLayout sharedLayout(int f, int e, int n) {
   SharedLayout s{};
-  int at = 0;
-  auto take = [&at](int count) {
-    const int start = at;
-    at += count;
-    return start;
-  };
+  ttt_scan::SharedFloats take;
   s.w1 = take(f * e);
   s.b1 = take(e);
   s.w2 = take(e * (f + 1));
@@ -52,7 +48,7 @@ __host__ __device__ SharedLayout sharedLayout(int f, int e, int n) {
   s.hidden_q = take(n * (e + 1));
   s.eta = take(n * n);
   s.weighted = take(n * n);
-  s.total = at;
+  s.total = take.count;
   return s;
 }
 
@@ -259,13 +255,9 @@ const char* tttMlpScan(const TttMlpScanArgs& args, void* stream) {
     return "TTT-MLP scan: unsupported sizes";
   }
   const std::int64_t bytes = tttMlpScanSharedBytes(in.dim, args.hidden, in.mini_batch);
-  cudaError_t error = cudaFuncSetAttribute(
-      tttMlpScanKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
-  if (error != cudaSuccess) return cudaGetErrorString(error);
-  tttMlpScanKernel<<<in.batch_heads, kThreads, static_cast<std::size_t>(bytes),
-                     static_cast<cudaStream_t>(stream)>>>(args);
-  error = cudaGetLastError();
-  return error == cudaSuccess ? "" : cudaGetErrorString(error);
+  return launchWithSharedBytes(tttMlpScanKernel, in.batch_heads, kThreads,
+                               static_cast<std::size_t>(bytes), static_cast<cudaStream_t>(stream),
+                               args);
 }
 
 }  // namespace studio::kernels

@@ -17,6 +17,17 @@ constexpr int kMaxDim = 256;
 constexpr int kValuesPerLane = kMaxDim / 32;
 constexpr int kRowsPerThread = 4;  // rows that share one read of a weight or gradient column
 
+// Lays arrays out one after another in a block's shared memory: take(count) returns the offset,
+// in floats, of the next `count` floats; `count` is the floats taken so far.
+struct SharedFloats {
+  int count = 0;
+  __host__ __device__ int operator()(int floats) {
+    const int start = count;
+    count += floats;
+    return start;
+  }
+};
+
 __device__ inline float warpSum(float x) {
   for (int offset = 16; offset > 0; offset >>= 1) x += __shfl_xor_sync(0xffffffffu, x, offset);
   return x;
