@@ -84,6 +84,24 @@ __device__ inline void columnProduct(const float* A, int lda, const float* M, in
   }
 }
 
+// epilogue(i, c, Σ_d A[i·lda + d]·M[d·m_row + c·m_column]) for every row i < n and column
+// c < columns, the block's threads each taking kRowsPerThread rows of one column (columnProduct).
+template <typename Epilogue>
+__device__ inline void forEachColumnProduct(const float* A, int lda, const float* M, int m_row,
+                                            int m_column, int columns, int n, int inner, int tid,
+                                            Epilogue epilogue) {
+  const int row_groups = (n + kRowsPerThread - 1) / kRowsPerThread;
+  for (int item = tid; item < columns * row_groups; item += kThreads) {
+    const int c = item % columns, i0 = (item / columns) * kRowsPerThread;
+    float acc[kRowsPerThread];
+    columnProduct(A, lda, M, m_row, m_column, c, i0, n, inner, acc);
+#pragma unroll
+    for (int r = 0; r < kRowsPerThread; ++r) {
+      if (i0 + r < n) epilogue(i0 + r, c, acc[r]);
+    }
+  }
+}
+
 // weighted_ij = η_ij·(x_i·y_j) for j ≤ i, zero above; x, y [n, inner] rows ld apart.
 __device__ inline void weightedProducts(float* weighted, const float* eta, const float* x,
                                         const float* y, int ld, int inner, int n, int tid) {
@@ -145,7 +163,6 @@ __global__ void __launch_bounds__(kThreads) tttMlpScanKernel(TttMlpScanArgs a) {
   ttt_scan::loadLayerConstants<kThreads>(in, head, norm_weight, norm_bias, tok, tid);
   __syncthreads();
 
-  const int row_groups = (n + kRowsPerThread - 1) / kRowsPerThread;
   const int mini_batches = in.tokens / n;
   for (int batch = 0; batch < mini_batches; ++batch) {
     const std::int64_t row0 = static_cast<std::int64_t>(sequence_head) * in.tokens +
@@ -164,15 +181,8 @@ __global__ void __launch_bounds__(kThreads) tttMlpScanKernel(TttMlpScanArgs a) {
     __syncthreads();
 
     // Z2 = X2·W2 + b2 into G2, then G2 = ∂ℓ/∂Z2 row by row.
-    for (int item = tid; item < f * row_groups; item += kThreads) {
-      const int c = item % f, i0 = (item / f) * kRowsPerThread;
-      float acc[kRowsPerThread];
-      columnProduct(X2, eq, W2, fq, 1, c, i0, n, e, acc);
-#pragma unroll
-      for (int r = 0; r < kRowsPerThread; ++r) {
-        if (i0 + r < n) G2[(i0 + r) * f + c] = acc[r] + b2[c];
-      }
-    }
+    forEachColumnProduct(X2, eq, W2, fq, 1, f, n, e, tid,
+                         [&](int i, int c, float z2) { G2[i * f + c] = z2 + b2[c]; });
     __syncthreads();
     for (int row = warp; row < n; row += kWarps) {
       ttt_scan::lossGradientRow(G2 + row * f, target + row * f, norm_weight, norm_bias, f, lane,
@@ -181,18 +191,10 @@ __global__ void __launch_bounds__(kThreads) tttMlpScanKernel(TttMlpScanArgs a) {
     __syncthreads();
 
     // G1 = (G2·W2ᵀ) ⊙ gelu'(Z1), each element in place over its own Z1.
-    for (int item = tid; item < e * row_groups; item += kThreads) {
-      const int c = item % e, i0 = (item / e) * kRowsPerThread;
-      float acc[kRowsPerThread];
-      columnProduct(G2, f, W2, 1, fq, c, i0, n, f, acc);
-#pragma unroll
-      for (int r = 0; r < kRowsPerThread; ++r) {
-        if (i0 + r < n) {
-          float* g = G1 + (i0 + r) * e + c;
-          *g = acc[r] * geluTanhDerivative(*g);
-        }
-      }
-    }
+    forEachColumnProduct(G2, f, W2, 1, fq, e, n, f, tid, [&](int i, int c, float back) {
+      float* g = G1 + i * e + c;
+      *g = back * geluTanhDerivative(*g);
+    });
     __syncthreads();
 
     // The queries through layer 1, then X̄2 = gelu(Z̄1), each element in place.
@@ -207,16 +209,9 @@ __global__ void __launch_bounds__(kThreads) tttMlpScanKernel(TttMlpScanArgs a) {
 
     // The queries through layer 2 into target (free since G2): Z̄2 = X̄2·W2 − … + b̄2.
     float* z2 = target;
-    for (int item = tid; item < f * row_groups; item += kThreads) {
-      const int c = item % f, i0 = (item / f) * kRowsPerThread;
-      float acc[kRowsPerThread];
-      columnProduct(hidden_q, eq, W2, fq, 1, c, i0, n, e, acc);
-#pragma unroll
-      for (int r = 0; r < kRowsPerThread; ++r) {
-        const int i = i0 + r;
-        if (i < n) z2[i * f + c] = ttt_scan::dualRead(acc[r], weighted, eta, G2, f, i, c, n, b2[c]);
-      }
-    }
+    forEachColumnProduct(hidden_q, eq, W2, fq, 1, f, n, e, tid, [&](int i, int c, float product) {
+      z2[i * f + c] = ttt_scan::dualRead(product, weighted, eta, G2, f, i, c, n, b2[c]);
+    });
     __syncthreads();
 
     float* out = in.out + row0 * f;
