@@ -439,11 +439,6 @@ int decodeAttentionSplitKeys(std::int64_t positions) {
   return keys;
 }
 
-int decodeAttentionSplits(std::int64_t positions) {
-  const int keys = decodeAttentionSplitKeys(positions);
-  return static_cast<int>((positions + keys - 1) / keys);
-}
-
 bool decodeAttentionSupported(int dim) { return dim >= 1 && dim <= 256; }
 
 int decodeAttentionChunk(int dim) { return dim <= 64 ? 2 : dim <= 128 ? 4 : 8; }
@@ -454,7 +449,8 @@ const char* decodeAttention(const DecodeAttentionArgs& a, void* stream_ptr) {
   if (a.batch < 1 || a.q_heads < 1 || a.kv_heads < 1 || a.q_heads % a.kv_heads != 0) {
     return "the query heads must be a multiple of the key-value heads";
   }
-  if (a.split_keys < kWarps * kUnroll || a.split_keys % (kWarps * kUnroll) != 0) {
+  static_assert(kWarps * kUnroll == kDecodeSplitKeysMultiple);
+  if (a.split_keys < kDecodeSplitKeysMultiple || a.split_keys % kDecodeSplitKeysMultiple != 0) {
     return "split_keys must be a positive multiple of 16";
   }
   if (a.splits < 1 || a.splits > 65535) return "the segments hold too many positions for one launch";

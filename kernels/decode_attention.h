@@ -43,8 +43,10 @@ struct DecodeAttentionArgs {
   // elsewhere. Not yet measured on a GPU.
   bool staged = false;
   float scale = 1.0f;
-  int split_keys = 0;          // decodeAttentionSplitKeys(positions the segments can hold)
-  int splits = 0;              // decodeAttentionSplits(the same positions)
+  // decodeAttentionSplitKeys(positions the segments can hold), or another positive multiple of
+  // kDecodeSplitKeysMultiple, and the splits of that size that cover those positions.
+  int split_keys = 0;
+  int splits = 0;
   float* partial_out = nullptr;  // [B, Hq, splits, D]: Σ_j e^{z_j − max} v_j over the split
   float* partial_max = nullptr;  // [B, Hq, splits]: max_j z_j (−inf for a split with no key)
   float* partial_sum = nullptr;  // [B, Hq, splits]: Σ_j e^{z_j − max}
@@ -60,8 +62,8 @@ struct DecodeAttentionArgs {
 // 8,209 positions); positions / 256 was tried with a merge kernel of 8 warps and was no faster on
 // an H200 (split kernel 41.7 µs a layer, merge 9.8 µs, against 40.6 and 5.6; docs/gpu.md).
 int decodeAttentionSplitKeys(std::int64_t positions);
-// Splits for segments holding `positions` keys in all.
-int decodeAttentionSplits(std::int64_t positions);
+// What split_keys must be a multiple of: a block's 4 warps each walk 4 keys at a time.
+constexpr int kDecodeSplitKeysMultiple = 16;
 // Whether the kernels take this head dimension.
 bool decodeAttentionSupported(int dim);
 // The consecutive elements of a row each lane reads: 2, 4 or 8 (dim ≤ 64, 128, 256).

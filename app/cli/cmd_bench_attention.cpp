@@ -2,11 +2,14 @@
 // tensors of a model's head shape (Qwen3-1.7B's by default): the span forward (flash), the span's
 // dQ-only kernel (called directly, whatever STUDIO_SPAN_BACKWARD says) against libtorch's full
 // flash backward (dQ, dK and dV) and the chunked composition's backward, next to the layer's
-// whole causal prefill attention; and the probe kernel for one query. On CUDA the prefill attention
-// and one prefill chunk (the last --chunk queries over all keys) run on flash and on cuDNN each
-// (core/model/cudnn_attention.h), cuDNN's first call of a shape timed apart since it plans per
-// shape; the engine's own figure is that of the path it takes. On the CPU only the chunked paths
-// run.
+// whole causal prefill attention; the probe kernel for one query; and one decode step's attention
+// (the query at the last position over the whole cache, decode_attention.h). On CUDA the prefill
+// attention and one prefill chunk (the last --chunk queries over all keys) run on flash and on
+// cuDNN each (core/model/cudnn_attention.h), cuDNN's first call of a shape timed apart since it
+// plans per shape; the engine's own figure is that of the path it takes. The decode kernel runs at
+// its own split size and at each of 64 to 1,024 keys a split, beside flash's one-query attention,
+// so that a length just above a power of two (8,209: the rule's 65 splits of 128 keys) can be
+// read against the split sizes around it. On the CPU only the chunked paths run.
 
 #include <nlohmann/json.hpp>
 
@@ -19,6 +22,7 @@
 #include "core/common/error.h"
 #include "core/model/attention_kernel.h"
 #include "core/model/cudnn_attention.h"
+#include "core/model/decode_attention.h"
 #include "core/model/fused_attention.h"
 #include "core/model/span_attention_backward.h"
 #include "core/probe/probe_math.h"
@@ -85,6 +89,43 @@ void prefillPaths(nlohmann::json& row, const BenchAttentionOptions& o, const tor
     row["chunk_attention_cudnn_first_s"] = timeSeconds(device, [&] { attend(q_chunk, T - chunk); });
     row["chunk_attention_cudnn_s"] =
         bestSeconds(device, o.repeats, noop, [&] { attend(q_chunk, T - chunk); });
+  });
+}
+
+// One decode step's attention: a query at position T − 1 over the T cached keys, one segment, the
+// count on the device as the decode graph keeps it. The cache's bandwidth counts its keys and
+// values read once.
+void decodeAttentionTimes(nlohmann::json& row, const BenchAttentionOptions& o,
+                          const torch::Device& device, const torch::Tensor& keys,
+                          const torch::Tensor& values, double scale) {
+  torch::NoGradGuard no_grad;
+  const std::int64_t T = keys.size(2);
+  const auto q = torch::randn({1, o.heads, 1, o.dim}, keys.options());  // [1, Hq, 1, D]
+  const std::vector<std::pair<torch::Tensor, torch::Tensor>> segments{{keys, values}};
+  const auto count = torch::full({1}, T, torch::TensorOptions(torch::kInt64).device(device));
+  const bool kernel =
+      model::decodeAttentionKernelRefusal(device, keys.scalar_type(), o.dim, 1).empty();
+  const auto noop = [] {};
+  const auto decodeSeconds = [&](int split_keys) {
+    return bestSeconds(device, o.repeats, noop,
+                       [&] { model::decodeAttention(q, segments, count, scale, split_keys); });
+  };
+  const double cache_bytes = 2.0 * static_cast<double>(keys.numel() * keys.element_size());
+  const double seconds = decodeSeconds(0);
+  row["decode_path"] = kernel ? "kernel" : "chunked";
+  row["decode_attention_s"] = seconds;
+  row["decode_cache_gbps"] = cache_bytes / seconds / 1e9;
+  if (!kernel) return;
+  row["decode_split_keys"] = model::decodeAttentionDefaultSplitKeys(T);
+  nlohmann::json by_split = nlohmann::json::object();
+  for (int split_keys = 64; split_keys <= 1024; split_keys *= 2) {
+    by_split[std::to_string(split_keys)] = decodeSeconds(split_keys);
+  }
+  row["decode_attention_by_split_s"] = by_split;
+  withAttentionChoice("flash", [&] {
+    if (!model::fusedAttention(q, keys, values, T - 1, scale)) return;
+    row["decode_flash_s"] = bestSeconds(
+        device, o.repeats, noop, [&] { model::fusedAttention(q, keys, values, T - 1, scale); });
   });
 }
 
@@ -165,6 +206,7 @@ nlohmann::json attentionAtLength(const BenchAttentionOptions& o, const torch::De
       probe::queryStats(q_probe, lse, segments, {T - 1}, {{T / 3, T / 3 + 16}}, scale, probe::ProbeOptions{});
     });
   }
+  decodeAttentionTimes(row, o, device, keys, values, scale);
   return row;
 }
 
@@ -183,8 +225,10 @@ void runBenchAttention(const BenchAttentionOptions& o) {
 
 void addBenchAttentionCommand(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<BenchAttentionOptions>();
-  auto* command = benchCommand(app).add_subcommand(
-      "attention", "One layer's attention kernels: span forward and dQ backward, prefill, probe (JSON lines)");
+  auto* command =
+      benchCommand(app).add_subcommand("attention",
+                                       "One layer's attention kernels: span forward and dQ "
+                                       "backward, prefill, probe, decode (JSON lines)");
   command->add_option("--device", options->device, "cuda or cpu")->capture_default_str();
   command->add_option("--lengths", options->lengths, "Context lengths")->delimiter(',')->capture_default_str();
   command->add_option("--span", options->span, "k: span queries")->capture_default_str();

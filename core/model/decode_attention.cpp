@@ -42,11 +42,25 @@ AttentionOutput composedDecodeAttention(const Tensor& q,
   return result;
 }
 
+// split_keys as decodeAttention takes it: 0, or a positive multiple of kDecodeSplitKeysMultiple.
+void checkSplitKeys(int split_keys) {
+  if (split_keys < 0 || split_keys % kDecodeSplitKeysMultiple != 0) {
+    throwArgument("decode attention split_keys", std::to_string(split_keys) +
+                                                     " is not 0 or a positive multiple of " +
+                                                     std::to_string(kDecodeSplitKeysMultiple));
+  }
+}
+
 }  // namespace
 
 #if defined(STUDIO_HAVE_CUDA_KERNELS)
 
 static_assert(kDecodeAttentionMaxSegments == kernels::kDecodeMaxSegments);
+static_assert(kDecodeSplitKeysMultiple == kernels::kDecodeSplitKeysMultiple);
+
+int decodeAttentionDefaultSplitKeys(std::int64_t positions) {
+  return kernels::decodeAttentionSplitKeys(positions);
+}
 
 std::string decodeAttentionKernelRefusal(const torch::Device& device, torch::ScalarType dtype,
                                          std::int64_t head_dim, std::size_t segments) {
@@ -64,8 +78,10 @@ std::string decodeAttentionKernelRefusal(const torch::Device& device, torch::Sca
   return {};
 }
 
-AttentionOutput decodeAttention(const Tensor& q, const std::vector<std::pair<Tensor, Tensor>>& segments,
-                                const Tensor& key_count, double scale) {
+AttentionOutput decodeAttention(const Tensor& q,
+                                const std::vector<std::pair<Tensor, Tensor>>& segments,
+                                const Tensor& key_count, double scale, int split_keys) {
+  checkSplitKeys(split_keys);
   if (!decodeAttentionKernelRefusal(q.device(), q.scalar_type(), q.size(3), segments.size()).empty()) {
     return composedDecodeAttention(q, segments, key_count, scale);
   }
@@ -113,8 +129,8 @@ AttentionOutput decodeAttention(const Tensor& q, const std::vector<std::pair<Ten
   }
   // The kernel stages the rows where they are whole, aligned 16-byte vectors.
   a.staged = environmentSwitch("STUDIO_DECODE_ATTENTION", "staged");
-  a.split_keys = kernels::decodeAttentionSplitKeys(offset);
-  a.splits = kernels::decodeAttentionSplits(offset);
+  a.split_keys = split_keys > 0 ? split_keys : kernels::decodeAttentionSplitKeys(offset);
+  a.splits = static_cast<int>((offset + a.split_keys - 1) / a.split_keys);
   const auto f32 = q.options().dtype(torch::kFloat32);
   const Tensor partial_out = torch::empty({B, Hq, a.splits, D}, f32);
   const Tensor partial_max = torch::empty({B, Hq, a.splits}, f32);
@@ -138,8 +154,14 @@ std::string decodeAttentionKernelRefusal(const torch::Device&, torch::ScalarType
   return "this build has no CUDA kernels (it needs nvcc and a CUDA libtorch)";
 }
 
-AttentionOutput decodeAttention(const Tensor& q, const std::vector<std::pair<Tensor, Tensor>>& segments,
-                                const Tensor& key_count, double scale) {
+int decodeAttentionDefaultSplitKeys(std::int64_t) {
+  return 0;
+}
+
+AttentionOutput decodeAttention(const Tensor& q,
+                                const std::vector<std::pair<Tensor, Tensor>>& segments,
+                                const Tensor& key_count, double scale, int split_keys) {
+  checkSplitKeys(split_keys);
   return composedDecodeAttention(q, segments, key_count, scale);
 }
 

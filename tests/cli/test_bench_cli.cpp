@@ -366,7 +366,13 @@ TEST_CASE("bench attention on the CPU times the chunked paths and refuses bad sh
                             "probe_one_query_s"}) {
       CHECK(row[key].get<double>() > 0);
     }
+    // One decode step's attention through the composition: no splits to compare.
+    CHECK(row["decode_path"] == "chunked");
+    CHECK(row["decode_attention_s"].get<double>() > 0);
+    CHECK(row["decode_cache_gbps"].get<double>() > 0);
+    CHECK_FALSE(row.contains("decode_attention_by_split_s"));
     // Flash, cuDNN and the dQ kernel are CUDA's; nothing of theirs on the CPU.
+    CHECK_FALSE(row.contains("decode_flash_s"));
     CHECK_FALSE(row.contains("flash_full_backward_s"));
     CHECK_FALSE(row.contains("chunk_attention_flash_s"));
     CHECK_FALSE(row.contains("prefill_attention_cudnn_s"));

@@ -49,6 +49,16 @@ TEST_CASE("bench-summary tables every phase's bench rows with their switches", "
         << R"({"bench":"prefill","model":"random 1.7b","tokens":32768,"prefill_seconds":0.408,)"
         << R"("mfu":0.534,"provenance":{"commit":"abc"}})" << "\n";
   }
+  {
+    std::ofstream(dir.file("bench-attention.log"))
+        << R"({"tokens":8209,"decode_path":"kernel","decode_attention_s":4.1e-05,)"
+        << R"("decode_cache_gbps":819.6,"decode_split_keys":128,"decode_flash_s":3.0e-05,)"
+        << R"("decode_attention_by_split_s":{"64":3.5e-05,"128":4.1e-05,"256":4.4e-05,)"
+        << R"("512":5.0e-05,"1024":6.25e-05}})"
+        << "\n"
+        << R"({"tokens":64,"decode_path":"chunked","decode_attention_s":6e-05})"
+        << "\n";
+  }
   { std::ofstream(dir.file("hf-check.log")) << "{ not json\n[1, 2]\nall architectures pass\n"; }
 
   const auto run = runCommand(summaryCommand(dir.str()));
@@ -64,6 +74,10 @@ TEST_CASE("bench-summary tables every phase's bench rows with their switches", "
                      "STUDIO_QTTT_GRAPH=on |") != std::string::npos);
   CHECK(run.out.find("| bench-prefill | random 1.7b | 32768 | 0.408 | 53.4 % | — |") !=
         std::string::npos);
+  // The decode kernel's split sizes; a CPU row (no splits) is not tabled.
+  CHECK(run.out.find("| bench-attention | 8209 | 128 | 35.0 | 41.0 | 44.0 | 50.0 | 62.5 | 30.0 | "
+                     "820 |") != std::string::npos);
+  CHECK(run.out.find("| bench-attention | 64 |") == std::string::npos);
   CHECK(run.out.find("hf-check") == std::string::npos);  // no bench rows there
 
   const std::string missing = dir.file("no-such-run");

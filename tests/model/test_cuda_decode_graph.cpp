@@ -117,16 +117,18 @@ std::string shapeName(const DecodeShape& s, const DecodeInputs& in) {
          std::to_string(s.prefix_segments.size() + 1) + " segments";
 }
 
-// The decode attention kernel on shape s against the chunked attention in float32.
-void checkDecodeAttention(const DecodeShape& s) {
+// The decode attention kernel on shape s, with splits of `split_keys` keys (0: its own rule),
+// against the chunked attention in float32.
+void checkDecodeAttention(const DecodeShape& s, int split_keys = 0) {
   const DecodeInputs in = decodeInputs(s);
-  INFO(shapeName(s, in));
+  INFO(shapeName(s, in) << ", split_keys " << split_keys);
   REQUIRE(model::decodeAttentionKernelRefusal(in.q.device(), s.dtype, s.dim, in.segments.size())
               .empty());
   const double scale = 1 / std::sqrt(static_cast<double>(s.dim));
   const auto count_tensor =
       torch::full({1}, in.count, torch::TensorOptions(torch::kInt64).device(torch::kCUDA));
-  checkDecodeResult(s, in, model::decodeAttention(in.q, in.segments, count_tensor, scale));
+  checkDecodeResult(s, in,
+                    model::decodeAttention(in.q, in.segments, count_tensor, scale, split_keys));
 }
 
 }  // namespace
@@ -140,6 +142,21 @@ TEST_CASE("the decode attention kernel equals the chunked attention", "[model][d
   for (const DecodeShape& s : kDecodeShapes) {
     INFO("staged");
     checkDecodeAttention(s);
+  }
+}
+
+TEST_CASE("the decode attention kernel's result does not depend on its split size",
+          "[model][decode-graph-gpu][.gpu]") {
+  REQUIRE(compat::cudaAvailable());
+  // bench attention's split sizes and the extremes: 16 keys (one a warp, a split ending inside a
+  // segment and a tail with few keys), 48 (not a power of two), 2,048 (past the rule's largest).
+  // The 8,209-key shape is the bench's case just above 8k, where the rule takes 128.
+  std::vector<DecodeShape> shapes(kDecodeShapes.begin(), kDecodeShapes.begin() + 4);
+  shapes.push_back({1, 16, 8, 128, {8192}, 17, 64, torch::kBFloat16});
+  for (const DecodeShape& s : shapes) {
+    for (const int split_keys : {16, 48, 64, 128, 256, 512, 1024, 2048}) {
+      checkDecodeAttention(s, split_keys);
+    }
   }
 }
 

@@ -117,6 +117,19 @@ TEST_CASE("decode attention over a count held in a tensor equals causal attentio
   CHECK(inPlaceDifference(got.out, expected.out) < 1e-6);
   CHECK(inPlaceDifference(got.lse, expected.lse) < 1e-6);
   CHECK(got.lse.scalar_type() == torch::kFloat32);
+  // A split size is the kernel's alone: the composition checks it and gives the same result.
+  for (const int split_keys : {16, 64, 1024}) {
+    const auto split = model::decodeAttention(q, {{prefix_k, prefix_v}, {tail_k, tail_v}}, count,
+                                              scale, split_keys);
+    CHECK(torch::equal(split.out, got.out));
+  }
+  for (const int split_keys : {-16, 24, 1}) {
+    CHECK_THROWS_WITH(model::decodeAttention(q, {{prefix_k, prefix_v}, {tail_k, tail_v}}, count,
+                                             scale, split_keys),
+                      Catch::Contains("split_keys") &&
+                          Catch::Contains(std::to_string(split_keys) + " is not 0 or a positive "
+                                                                       "multiple of 16"));
+  }
   // More keys counted than the segments hold is an internal error, not a read past them.
   CHECK_THROWS_AS(model::decodeAttention(q, {{prefix_k, prefix_v}, {tail_k, tail_v}},
                                          torch::full({1}, 17, torch::kInt64), scale),
