@@ -17,13 +17,13 @@ constexpr int kMaxDim = 256;
 constexpr int kValuesPerLane = kMaxDim / 32;
 constexpr int kRowsPerThread = 4;  // rows that share one read of a weight or gradient column
 
-// Lays arrays out one after another in a block's shared memory: take(count) returns the offset,
-// in floats, of the next `count` floats; `count` is the floats taken so far.
+// Lays arrays out one after another in a block's shared memory: take(n) returns the offset, in
+// floats, of the next n floats; `count` is the floats taken so far.
 struct SharedFloats {
   int count = 0;
-  __host__ __device__ int operator()(int floats) {
+  __host__ __device__ int operator()(int n) {
     const int start = count;
-    count += floats;
+    count += n;
     return start;
   }
 };

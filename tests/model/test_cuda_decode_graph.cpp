@@ -148,8 +148,9 @@ TEST_CASE("the decode attention kernel equals the chunked attention", "[model][d
 TEST_CASE("the decode attention kernel's result does not depend on its split size",
           "[model][decode-graph-gpu][.gpu]") {
   REQUIRE(compat::cudaAvailable());
-  // bench attention's split sizes and the extremes: 16 keys (one a warp, a split ending inside a
-  // segment and a tail with few keys), 48 (not a power of two), 2,048 (past the rule's largest).
+  // bench attention's split sizes and the extremes: 16 keys (the least: 4 a warp; splits that end
+  // inside a segment, past a tail's few keys), 48 (not a power of two), 2,048 (past the rule's
+  // largest).
   // The 8,209-key shape is the bench's case just above 8k, where the rule takes 128.
   std::vector<DecodeShape> shapes(kDecodeShapes.begin(), kDecodeShapes.begin() + 4);
   shapes.push_back({1, 16, 8, 128, {8192}, 17, 64, torch::kBFloat16});
