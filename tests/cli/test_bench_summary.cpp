@@ -58,6 +58,12 @@ TEST_CASE("bench-summary tables every phase's bench rows with their switches", "
         << "\n"
         << R"({"tokens":64,"decode_path":"chunked","decode_attention_s":6e-05})"
         << "\n";
+    // Another run that timed other sizes: a column for each size any row has, "—" where a row
+    // lacks it.
+    std::ofstream(dir.file("bench-attention-wide.log"))
+        << R"({"tokens":32785,"decode_split_keys":512,"decode_cache_gbps":1500.4,)"
+        << R"("decode_attention_by_split_s":{"2048":9.0e-05,"64":1.2e-04}})"
+        << "\n";
   }
   { std::ofstream(dir.file("hf-check.log")) << "{ not json\n[1, 2]\nall architectures pass\n"; }
 
@@ -75,8 +81,13 @@ TEST_CASE("bench-summary tables every phase's bench rows with their switches", "
   CHECK(run.out.find("| bench-prefill | random 1.7b | 32768 | 0.408 | 53.4 % | — |") !=
         std::string::npos);
   // The decode kernel's split sizes; a CPU row (no splits) is not tabled.
-  CHECK(run.out.find("| bench-attention | 8209 | 128 | 35.0 | 41.0 | 44.0 | 50.0 | 62.5 | 30.0 | "
-                     "820 |") != std::string::npos);
+  CHECK(
+      run.out.find("| phase | context | rule's split | 64 keys | 128 keys | 256 keys | 512 keys | "
+                   "1024 keys | 2048 keys | flash | rule's GB/s |") != std::string::npos);
+  CHECK(run.out.find("| bench-attention | 8209 | 128 | 35.0 | 41.0 | 44.0 | 50.0 | 62.5 | — | "
+                     "30.0 | 820 |") != std::string::npos);
+  CHECK(run.out.find("| bench-attention-wide | 32785 | 512 | 120.0 | — | — | — | — | 90.0 | — | "
+                     "1500 |") != std::string::npos);
   CHECK(run.out.find("| bench-attention | 64 |") == std::string::npos);
   CHECK(run.out.find("hf-check") == std::string::npos);  // no bench rows there
 
