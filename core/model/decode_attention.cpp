@@ -7,6 +7,7 @@
 #if defined(STUDIO_HAVE_CUDA_KERNELS)
 #include <c10/cuda/CUDAStream.h>
 
+#include "core/model/kernel_device.h"
 #include "core/model/kernel_element_type.h"
 #include "core/model/kernel_switches.h"
 #include "kernels/decode_attention.h"
@@ -65,6 +66,13 @@ int decodeAttentionDefaultSplitKeys(std::int64_t positions) {
 std::string decodeAttentionKernelRefusal(const torch::Device& device, torch::ScalarType dtype,
                                          std::int64_t head_dim, std::size_t segments) {
   if (!device.is_cuda()) return "the decode attention kernel runs on CUDA only";
+  if (!kernelsRunOn(device)) {
+    const int capability = kernels::computeCapability(device.index());
+    return "the decode attention kernel needs compute capability 8.0 or later (this GPU: " +
+           (capability > 0 ? std::to_string(capability / 10) + "." + std::to_string(capability % 10)
+                           : std::string("unknown")) +
+           ")";
+  }
   if (!kernelElementType(dtype)) {
     return "the decode attention kernel takes float32, bfloat16 and float16";
   }

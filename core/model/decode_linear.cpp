@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "core/model/kernel_device.h"
 #include "core/model/kernel_element_type.h"
 #include "core/model/kernel_switches.h"
 #include "core/model/needs_gradient.h"
@@ -41,7 +42,7 @@ bool aligned16(const Tensor& t) {
 // x's type where the kernels take x: on CUDA, bf16 or f16, 1 to 4 rows of a width that is a
 // multiple of 8, and the kernels not switched off.
 std::optional<kernels::ElementType> inputType(const Tensor& x) {
-  if (!x.is_cuda() || x.dim() < 1 || x.numel() == 0) return std::nullopt;
+  if (!kernelsRunOn(x.device()) || x.dim() < 1 || x.numel() == 0) return std::nullopt;
   const auto type = kernelElementType(x.scalar_type());
   const std::int64_t in = x.size(-1);
   if (!type || in > std::numeric_limits<int>::max()) return std::nullopt;

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "core/common/error.h"
+#include "core/model/kernel_device.h"
 #include "core/model/kernel_element_type.h"
 #include "core/model/kernel_switches.h"
 #include "core/model/needs_gradient.h"
@@ -47,7 +48,7 @@ bool tailFits(const Tensor& t, std::int64_t batch, std::int64_t kv_heads, std::i
 
 std::optional<Tensor> fusedDecodePrologue(const DecodePrologueInputs& in) {
   const Tensor& q = in.q;
-  if (!q.defined() || !q.is_cuda() || in.rotary == nullptr) return std::nullopt;
+  if (!q.defined() || !kernelsRunOn(q.device()) || in.rotary == nullptr) return std::nullopt;
   const auto type = kernelElementType(q.scalar_type());
   const auto dtype = q.scalar_type();
   const auto device = q.device();

@@ -5,6 +5,7 @@
 #if defined(STUDIO_HAVE_CUDA_KERNELS)
 #include <c10/cuda/CUDAStream.h>
 
+#include "core/model/kernel_device.h"
 #include "core/model/kernel_element_type.h"
 #include "core/model/kernel_switches.h"
 #include "core/model/needs_gradient.h"
@@ -28,8 +29,9 @@ void* currentStream() { return c10::cuda::getCurrentCUDAStream().stream(); }
 // type, no empty rows) and the kernels are on; nullopt otherwise.
 std::optional<kernels::ElementType> rmsNormKernelType(const Tensor& x, const Tensor& weight) {
   const auto type = kernelElementType(x.scalar_type());
-  if (!x.is_cuda() || !type || weight.scalar_type() != x.scalar_type() || x.dim() < 1 ||
-      x.numel() == 0 || weight.dim() != 1 || weight.size(0) != x.size(-1) || fusedTurnedOff()) {
+  if (!kernelsRunOn(x.device()) || !type || weight.scalar_type() != x.scalar_type() ||
+      x.dim() < 1 || x.numel() == 0 || weight.dim() != 1 || weight.size(0) != x.size(-1) ||
+      fusedTurnedOff()) {
     return std::nullopt;
   }
   return type;
@@ -112,7 +114,7 @@ std::optional<Tensor> fusedRmsNormBackward(const Tensor& dy, const Tensor& x, co
 std::optional<Tensor> fusedRotary(const Tensor& x, const Tensor& positions, const Tensor& inv_freq,
                                   double attention_factor) {
   const auto type = kernelElementType(x.scalar_type());
-  if (!x.is_cuda() || !type || x.dim() != 4 || x.numel() == 0 || x.stride(3) != 1 ||
+  if (!kernelsRunOn(x.device()) || !type || x.dim() != 4 || x.numel() == 0 || x.stride(3) != 1 ||
       x.size(3) % 2 != 0 || positions.device() != x.device() ||
       positions.scalar_type() != torch::kInt64 || positions.dim() != 1 ||
       positions.size(0) != x.size(2) || inv_freq.scalar_type() != torch::kFloat32 ||

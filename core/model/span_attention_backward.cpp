@@ -8,6 +8,7 @@
 #if defined(STUDIO_HAVE_CUDA_KERNELS)
 #include <c10/cuda/CUDAStream.h>
 
+#include "core/model/kernel_device.h"
 #include "kernels/span_attention_backward.h"
 #endif
 
@@ -42,7 +43,7 @@ Tensor kernelKeys(const Tensor& t) {
 }  // namespace
 
 bool spanBackwardAvailable(const Tensor& q, const Tensor& k) {
-  return q.is_cuda() && q.dim() == 4 && k.dim() == 4 && q.size(1) % k.size(1) == 0 &&
+  return kernelsRunOn(q.device()) && q.dim() == 4 && k.dim() == 4 && q.size(1) % k.size(1) == 0 &&
          kernels::spanBackwardSupported(static_cast<int>(q.size(3)),
                                         static_cast<int>(q.size(1) / k.size(1)));
 }

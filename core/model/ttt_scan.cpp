@@ -7,6 +7,7 @@
 #if defined(STUDIO_HAVE_CUDA_KERNELS)
 #include <c10/cuda/CUDAStream.h>
 
+#include "core/model/kernel_device.h"
 #include "kernels/ttt_linear_scan.h"
 #include "kernels/ttt_mlp_scan.h"
 #endif
@@ -48,7 +49,8 @@ Tensor freshCopy(const Tensor& t, at::IntArrayRef shape) {
 bool tttScanApplies(const InnerModel& model, const FastWeights& start, const Tensor& q,
                     const Tensor& k, const Tensor& v, const Tensor& lr,
                     const Tensor& token_factor) {
-  if (start.size() != (model.mlp ? 4u : 2u) || !q.is_cuda() || q.dim() != 4) return false;
+  if (start.size() != (model.mlp ? 4u : 2u) || !kernelsRunOn(q.device()) || q.dim() != 4)
+    return false;
   for (const Tensor* t : {&q, &k, &v, &lr, &token_factor}) {
     if (t->scalar_type() != torch::kFloat32) return false;
   }
@@ -70,7 +72,7 @@ bool tttScanApplies(const InnerModel& model, const FastWeights& start, const Ten
 }
 
 const char* tttScanPathName(const torch::Device& device, bool mlp) {
-  const bool fused = device.is_cuda() && (!mlp || mlpScanChosen()) && !scanComposedForced();
+  const bool fused = kernelsRunOn(device) && (!mlp || mlpScanChosen()) && !scanComposedForced();
   return fused ? "fused scan kernel" : "libtorch dual form";
 }
 

@@ -5,6 +5,7 @@
 #if defined(STUDIO_HAVE_CUDA_KERNELS)
 #include <c10/cuda/CUDAStream.h>
 
+#include "core/model/kernel_device.h"
 #include "core/model/kernel_element_type.h"
 #include "kernels/probe_stats.h"
 #endif
@@ -38,7 +39,8 @@ std::optional<QuerySums> probeSumsOnDevice(const Tensor& q_in, const Tensor& lse
                                            const std::vector<std::int64_t>& positions,
                                            const std::vector<Span>& targets, double scale,
                                            const ProbeOptions& options) {
-  if (key_segments.empty() || !key_segments.front().is_cuda() || q_in.size(2) > 256 ||
+  if (key_segments.empty() || !model::kernelsRunOn(key_segments.front().device()) ||
+      q_in.size(2) > 256 ||
       options.deltas.size() > static_cast<std::size_t>(kernels::kProbeMaxDeltas)) {
     return std::nullopt;
   }
