@@ -13,7 +13,9 @@ using nlohmann::json;
 
 namespace {
 
-const json& require(const json& object, const std::string& key, const std::string& field) {
+// object[key], or an error naming field.key. The key is a C string: given a std::string temporary,
+// GCC 14 warned that the reference returned might be to it (-Wdangling-reference).
+const json& require(const json& object, const char* key, const std::string& field) {
   if (!object.is_object() || !object.contains(key)) throwArgument(field + "." + key, "is missing");
   return object.at(key);
 }
