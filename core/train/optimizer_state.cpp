@@ -94,11 +94,18 @@ void loadOptimizerState(const std::string& path, torch::optim::AdamW& optimizer,
 
 void loadLegacyOptimizerState(const std::string& path, torch::optim::AdamW& optimizer,
                               const NamedParameters& parameters, const torch::Device& device) {
+  // PyTorch 2.x's torch::load replaces each group's options (betas, weight decay, ...) with the
+  // archive's; the recipe's are kept, as loadOptimizerState keeps them.
+  std::vector<std::unique_ptr<torch::optim::OptimizerOptions>> recipe_options;
+  for (auto& group : optimizer.param_groups()) recipe_options.push_back(group.options().clone());
   try {
     torch::load(optimizer, path, device);
   } catch (const c10::Error& error) {
     throwError(ErrorKind::Format, path, "",
                std::string("cannot load the optimizer state: ") + error.what_without_backtrace());
+  }
+  for (std::size_t i = 0; i < recipe_options.size(); ++i) {
+    optimizer.param_groups()[i].set_options(std::move(recipe_options[i]));
   }
   for (const auto& [name, p] : parameters) {
     const torch::optim::AdamWParamState* state = adamState(optimizer, p);
