@@ -1,6 +1,6 @@
 #pragma once
 // The TTT layers' inner losses token by token, for the document view and the fast-weight panel's
-// hover (issue 23): what each token taught a layer, ℓ(W_{t−1}; x_t) − ℓ(W_t; x_t), mapped to the
+// hover (issue 23): what each token taught a layer, ℓ(W_{t′}; x_t) − ℓ(W_t; x_t) (W_{t′}: the start of x_t's mini-batch), mapped to the
 // document's bytes through the run's token map (the prefill answer_attention artifact, which a
 // model without attention layers emits without weights).
 

@@ -59,8 +59,8 @@ Figure fastWeightLossFigure(const std::vector<const RunTrace*>& runs, int layer)
     const std::string prefix = several ? run->label() + " " : "";
     FigureSeries initial, before, after;
     initial.name = prefix + "W₀ (initial)";
-    before.name = prefix + "W_{t−1} (before the update)";
-    after.name = prefix + "W_t (after)";
+    before.name = prefix + "W at the mini-batch's start (before)";
+    after.name = prefix + "W_t (after the token's update)";
     initial.style = FigureSeries::Style::Dashed;
     before.style = after.style = FigureSeries::Style::Line;
     if (several) {

@@ -1,8 +1,9 @@
 #pragma once
 // The TTT layers' inner (self-supervised reconstruction) loss while they read, from the runs'
 // fast_weight_loss events (TTT paper Fig. 4's three curves):
-//   fast_weight_loss  per prompt position: ℓ(W₀; x_t) with the initial fast weights, ℓ(W_{t−1}; x_t)
-//                     before the update that reads x_t, and ℓ(W_t; x_t) after it; the mean over
+//   fast_weight_loss  per prompt position: ℓ(W₀; x_t) with the initial fast weights, ℓ(W_{t′}; x_t)
+//                     with those at the start of x_t's mini-batch (the gradient's weights, so
+//                     "before"), and ℓ(W_t; x_t) with x_t's own weights after; the mean over
 //                     TTT layers (or one layer), averaged into at most kFastWeightBins bins of
 //                     positions so a 32k-token prompt stays a readable line.
 // A layer that learns while it reads has "before" falling below W₀ along the prompt.

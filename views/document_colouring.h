@@ -2,7 +2,7 @@
 // The document panel's bar for colouring the text token by token (issues 8, 23): by the answer's
 // attention (which run of the open document, which moment — after the prefill or after qTTT —,
 // which layer and head or the average, linear or log scale), or, for a run through TTT layers, by
-// what each token taught them: ℓ(W_{t−1}; x_t) − ℓ(W_t; x_t), per layer or averaged, or, for a run
+// what each token taught them: ℓ(W_{t′}; x_t) − ℓ(W_t; x_t) (W_{t′}: the mini-batch's start), per layer or averaged, or, for a run
 // through SR-TTT layers, by each token's surprisal L_t with the tokens routed to the residual cache
 // underlined and those evicted again struck through (issue 24). Switching the
 // run switches between the two, so a TTT model's gap and a transformer's attention on the same

@@ -1,6 +1,7 @@
 #pragma once
 // The fast-weight loss view (issues 22, 23): how a TTT layer's inner reconstruction loss moves
-// while it reads the prompt — ℓ(W₀), ℓ(W_{t−1}) before each update and ℓ(W_t) after — for the
+// while it reads the prompt — ℓ(W₀), ℓ(W_{t′}) at the start of each
+// token's mini-batch and ℓ(W_t) after its update — for the
 // selected run (or the newest run that has TTT layers), averaged over the layers or for one, and
 // optionally beside a second run (the same document through another TTT model). Live: the curves
 // grow as the prefill and the decode report them. The curves are means over bins of positions;

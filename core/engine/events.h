@@ -140,8 +140,9 @@ struct TokenEvent {
   }
 };
 
-// A TTT layer's inner loss for one token (TTT paper Fig. 5): ℓ(W_0; x_t), ℓ(W_{t−1}; x_t),
-// ℓ(W_t; x_t).
+// A TTT layer's inner loss for one token (TTT paper Fig. 5): ℓ(W_0; x_t), ℓ(W_{t′}; x_t) with
+// W_{t′} the weights at the start of x_t's mini-batch, ℓ(W_t; x_t) (ttt-lm-jax's
+// ttt_loss_mse_init, _step_0 and _step_1, which it logs for a mini-batch's last token).
 struct FastWeightLossEvent {
   int layer = 0;
   std::int64_t position = 0;

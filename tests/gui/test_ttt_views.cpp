@@ -169,6 +169,8 @@ TEST_CASE("a run on a TTT model fills the fast-weight panel, mean and per layer"
   const Figure& mean = panel->chart()->figure();
   REQUIRE(mean.series.size() == 3);
   CHECK(mean.series[0].name.find("W₀") != std::string::npos);
+  // "before" is the loss at the weights the mini-batch started with, not the previous token's.
+  CHECK(mean.series[1].name.find("mini-batch's start") != std::string::npos);
   // Every prompt position is a point (a short prompt needs no binning).
   std::int64_t last = 0;
   for (const auto& event : trace.events.all<engine::FastWeightLossEvent>()) {
