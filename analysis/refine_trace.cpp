@@ -15,9 +15,11 @@ namespace {
 }
 
 RefineStepView stepOf(const RunTrace& run, const engine::ArtifactEvent& artifact) {
-  if (artifact.shape.size() != 2 || artifact.shape[0] != 2 ||
+  // data: [2, S] floats, the entropy H_t of the S prompt positions then its smoothed curve.
+  if (artifact.shape.size() != 2 || artifact.shape[0] != 2 || artifact.shape[1] < 1 ||
       artifact.data.size() != static_cast<std::size_t>(2 * artifact.shape[1])) {
-    malformed(run, "data", "must hold the entropy and the smoothed entropy, [2, S]");
+    malformed(run, "data",
+              "must hold the entropy and the smoothed entropy of at least one position, [2, S]");
   }
   RefineStepView view;
   const auto length = static_cast<std::ptrdiff_t>(artifact.shape[1]);
