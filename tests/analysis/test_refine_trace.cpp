@@ -7,7 +7,6 @@
 
 #include "analysis/refine_figures.h"
 #include "analysis/refine_trace.h"
-#include "core/common/error.h"
 
 using namespace studio;
 
@@ -34,14 +33,8 @@ analysis::RunTrace refineRun(std::int64_t positions) {
 
 TEST_CASE("a refine_step artifact with no prompt positions is refused naming its field",
           "[analysis][refine]") {
-  const analysis::RunTrace empty = refineRun(0);
-  try {
-    analysis::refineSteps(empty);
-    FAIL("an empty refine_step was accepted");
-  } catch (const Error& error) {
-    CHECK_THAT(error.what(), Catch::Contains("refine_step.data"));
-    CHECK_THAT(error.what(), Catch::Contains("run 3"));
-  }
+  CHECK_THROWS_WITH(analysis::refineSteps(refineRun(0)),
+                    Catch::Contains("run 3") && Catch::Contains("refine_step.data"));
 
   const analysis::RunTrace valid = refineRun(5);
   const std::vector<analysis::RefineStepView> steps = analysis::refineSteps(valid);
