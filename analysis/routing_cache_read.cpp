@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <map>
-#include <nlohmann/json.hpp>
 
+#include "analysis/artifact_meta.h"
 #include "analysis/routing_evidence.h"
 
 namespace studio::analysis {
@@ -17,23 +17,31 @@ std::vector<CacheRead> cacheReads(const RunTrace& run) {
   const std::vector<Span> evidence = evidenceBytes(run);
   std::map<int, CacheRead> by_layer;  // later artifacts replace earlier ones
   for (const engine::ArtifactEvent* artifact : run.artifacts("cache_read")) {
-    const nlohmann::json meta = nlohmann::json::parse(artifact->meta_json, nullptr, false);
-    if (!meta.is_object() || !meta.contains("cached")) continue;
+    const ArtifactMeta meta(run, *artifact);
     CacheRead read;
-    read.layer = meta.value("layer", 0);
-    read.position = meta.value("position", std::int64_t{0});
-    read.alpha = meta.value("alpha", 0.0);
-    read.cache_norm = meta.value("cache_norm", 0.0);
-    read.ttt_norm = meta.value("ttt_norm", 0.0);
-    const auto& cached = meta.at("cached");
-    const auto& bytes = meta.value("cached_bytes", nlohmann::json::array());
-    const auto& texts = meta.value("cached_text", nlohmann::json::array());
-    for (std::size_t c = 0; c < cached.size() && c < artifact->data.size(); ++c) {
+    read.layer = meta.required<int>("layer");
+    read.position = meta.required<std::int64_t>("position");
+    read.alpha = meta.required<double>("alpha");
+    read.cache_norm = meta.required<double>("cache_norm");
+    read.ttt_norm = meta.required<double>("ttt_norm");
+    // data [C]: the read's weight on each of the C cached positions.
+    const nlohmann::json& cached = meta.array("cached");
+    const auto entries = static_cast<std::int64_t>(cached.size());
+    if (artifact->shape != std::vector<std::int64_t>{entries} ||
+        artifact->data.size() != cached.size()) {
+      malformedArtifact(run, *artifact, "data",
+                        "must hold one weight per cached position, [" + std::to_string(entries) + "]");
+    }
+    const nlohmann::json& bytes = meta.array("cached_bytes", entries);
+    const nlohmann::json& texts = meta.optionalArray("cached_text", entries);  // older sessions lack it
+    for (std::size_t c = 0; c < cached.size(); ++c) {
       CacheReadEntry e;
-      e.position = cached[c].get<std::int64_t>();
+      e.position = meta.as<std::int64_t>(cached[c], elementPath("cached", c));
       e.weight = artifact->data[c];
-      if (c < bytes.size()) e.bytes = {bytes[c][0].get<std::int64_t>(), bytes[c][1].get<std::int64_t>()};
-      if (c < texts.size() && texts[c].is_string()) e.text = texts[c].get<std::string>();
+      const std::string path = elementPath("cached_bytes", c);
+      const nlohmann::json& span = meta.arrayAt(bytes[c], path, 2);
+      e.bytes = {meta.as<std::int64_t>(span[0], path), meta.as<std::int64_t>(span[1], path)};
+      if (!texts.empty()) e.text = meta.as<std::string>(texts[c], elementPath("cached_text", c));
       e.evidence = meetsEvidence(evidence, e.bytes.start, e.bytes.end);
       if (e.evidence) {
         read.evidence_cached = true;

@@ -34,6 +34,7 @@ struct CacheRead {
 };
 
 // One per layer (the latest read of each), ascending by layer; empty for runs without them.
+// Throws studio::Error (Session) naming the artifact's field when one is missing or mistyped.
 std::vector<CacheRead> cacheReads(const RunTrace& run);
 
 }  // namespace studio::analysis

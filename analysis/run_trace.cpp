@@ -6,6 +6,7 @@
 
 #include <type_traits>
 
+#include "analysis/artifact_meta.h"
 #include "sessions/session_reader.h"
 
 namespace studio::analysis {
@@ -75,13 +76,30 @@ namespace {
 const engine::ArtifactEvent* answerAttentionArtifact(const RunTrace& run, const std::string& phase) {
   const engine::ArtifactEvent* artifact = nullptr;
   for (const engine::ArtifactEvent* a : run.artifacts("answer_attention")) {
-    const auto meta = nlohmann::json::parse(a->meta_json, nullptr, false);
-    if (meta.is_object() && meta.value("phase", "") == phase) artifact = a;
+    if (ArtifactMeta(run, *a).required<std::string>("phase") == phase) artifact = a;
   }
-  return artifact && artifact->shape.size() == 3 ? artifact : nullptr;
+  if (artifact && artifact->shape.size() != 3) {
+    malformedArtifact(run, *artifact, "shape", "must be [layers, heads, document tokens]");
+  }
+  return artifact;
 }
 
 }  // namespace
+
+std::vector<std::string> documentAttentionPhases(const RunTrace& run) {
+  std::vector<std::string> phases;
+  for (const engine::ArtifactEvent* artifact : run.artifacts("answer_attention")) {
+    const std::string phase = ArtifactMeta(run, *artifact).required<std::string>("phase");
+    if (artifact->shape.size() != 3) {
+      malformedArtifact(run, *artifact, "shape", "must be [layers, heads, document tokens]");
+    }
+    // A later artifact of the phase replaces the earlier one; a model without attention layers
+    // keeps the token map only (no layers).
+    phases.erase(std::remove(phases.begin(), phases.end(), phase), phases.end());
+    if (artifact->shape[0] > 0) phases.push_back(phase);
+  }
+  return phases;
+}
 
 bool hasDocumentAttention(const RunTrace& run, const std::string& phase) {
   return answerAttentionArtifact(run, phase) != nullptr;
@@ -92,22 +110,34 @@ DocumentAttention documentAttention(const RunTrace& run, const std::string& phas
   DocumentAttention out;
   const engine::ArtifactEvent* artifact = answerAttentionArtifact(run, phase);
   if (!artifact) return out;
-  const auto meta = nlohmann::json::parse(artifact->meta_json);
+  const ArtifactMeta meta(run, *artifact);
+  // data: [L, H, n] row-major, the answer query's weight on each of the n document tokens.
   const std::int64_t L = artifact->shape[0], H = artifact->shape[1], n = artifact->shape[2];
-  const auto& starts = meta.at("token_starts");
-  if (static_cast<std::int64_t>(starts.size()) != n ||
-      static_cast<std::int64_t>(artifact->data.size()) != L * H * n) {
-    return out;
+  if (L < 0 || H < 0 || n < 0 || static_cast<std::int64_t>(artifact->data.size()) != L * H * n) {
+    malformedArtifact(run, *artifact, "data",
+                      "must hold " + std::to_string(L) + " × " + std::to_string(H) + " × " +
+                          std::to_string(n) + " weights, as its shape says");
   }
-  const std::int64_t end = meta.value("document_bytes", std::int64_t{0});
+  const nlohmann::json& starts = meta.array("token_starts", n);
+  const nlohmann::json& context = meta.array("context_tokens", 2);
+  const std::int64_t end = meta.required<std::int64_t>("document_bytes");
   out.layers = L;
   out.heads = H;
-  out.first_token = meta.at("context_tokens")[0].get<std::int64_t>();
-  out.query_position = meta.at("query_position").get<std::int64_t>();
+  out.first_token = meta.as<std::int64_t>(context[0], "context_tokens[0]");
+  out.query_position = meta.required<std::int64_t>("query_position");
+  // Token t covers [starts[t], starts[t + 1]) of the document, the last one up to its end.
+  std::int64_t previous = 0;
   for (std::int64_t t = 0; t < n; ++t) {
-    const std::int64_t start = starts[static_cast<std::size_t>(t)].get<std::int64_t>();
-    const std::int64_t stop = t + 1 < n ? starts[static_cast<std::size_t>(t + 1)].get<std::int64_t>() : end;
-    out.token_bytes.push_back({start, std::max(start, stop)});
+    const std::string path = elementPath("token_starts", static_cast<std::size_t>(t));
+    const std::int64_t start = meta.as<std::int64_t>(starts[static_cast<std::size_t>(t)], path);
+    if (start < previous || start > end) {
+      meta.malformed(path, "must lie in [" + std::to_string(previous) + ", " + std::to_string(end) +
+                               "]: the tokens' byte offsets ascend within the document's " +
+                               std::to_string(end) + " bytes");
+    }
+    if (t > 0) out.token_bytes.back().end = start;
+    out.token_bytes.push_back({start, end});
+    previous = start;
   }
   // A layer or head the artifact averaged away reads as the average.
   const bool all_layers = layer < 0 || L == 1 || layer >= L;

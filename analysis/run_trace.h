@@ -71,6 +71,10 @@ DocumentAttention documentAttention(const RunTrace& run, const std::string& phas
 std::optional<Span> documentBytesAt(const RunTrace& run, std::int64_t position);
 // Whether the run kept an answer_attention artifact of `phase`, without reading its weights.
 bool hasDocumentAttention(const RunTrace& run, const std::string& phase);
+// The phases the run kept answer attention with weights for, in the order they were last kept.
+std::vector<std::string> documentAttentionPhases(const RunTrace& run);
+// These four throw studio::Error (Session) naming the artifact's field when its meta, shape or
+// data are not what the engine writes (a damaged or hand-edited session).
 
 // Reads run `run_id` back; throws studio::Error (Session) when the session has no such run.
 RunTrace loadRunTrace(const sessions::SessionReader& reader, std::int64_t run_id);
