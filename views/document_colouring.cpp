@@ -7,12 +7,11 @@
 
 #include <cmath>
 
-#include <nlohmann/json.hpp>
-
 #include "analysis/fast_weight_document.h"
 #include "analysis/fast_weight_figures.h"
 #include "analysis/routing_document.h"
 #include "analysis/routing_figures.h"
+#include "core/common/error.h"
 #include "views/document_view.h"
 #include "views/run_traces.h"
 
@@ -24,10 +23,8 @@ namespace {
 // (a model without attention layers keeps the token map only).
 QStringList attentionPhasesOf(const RunTrace& run) {
   QStringList phases;
-  for (const engine::ArtifactEvent* artifact : run.artifacts("answer_attention")) {
-    if (artifact->shape.empty() || artifact->shape[0] == 0) continue;
-    const auto meta = nlohmann::json::parse(artifact->meta_json, nullptr, false);
-    if (meta.is_object()) phases << QString::fromStdString(meta.value("phase", ""));
+  for (const std::string& phase : analysis::documentAttentionPhases(run)) {
+    phases << QString::fromStdString(phase);
   }
   return phases;
 }
@@ -44,7 +41,7 @@ bool hasDocumentRouting(const RunTrace& run) {
   return false;
 }
 
-// What the run can colour the document by.
+// What the run can colour the document by. Throws studio::Error when its artifacts are damaged.
 QStringList quantitiesOf(const RunTrace& run) {
   QStringList quantities = attentionPhasesOf(run);
   if (hasFastWeightGap(run)) quantities << DocumentColouring::kFastWeightGap;
@@ -120,10 +117,15 @@ void DocumentColouring::refresh() {
   m_run->clear();
   m_run->addItem(tr("none"), QVariant::fromValue<qint64>(0));
   for (const RunTrace* run : m_traces->all()) {
-    if (!m_document || quantitiesOf(*run).isEmpty()) continue;
+    if (!m_document) continue;
     if (run->spec.document_text.size() != m_document->text().size() ||
         run->spec.document_text != m_document->text()) {
       continue;  // a run of another document
+    }
+    try {
+      if (quantitiesOf(*run).isEmpty()) continue;
+    } catch (const Error&) {
+      // listed all the same: choosing it says what is damaged
     }
     m_run->addItem(QString::fromStdString(run->label()), QVariant::fromValue<qint64>(run->id));
   }
@@ -162,38 +164,49 @@ void DocumentColouring::fillChoices() {
   m_layer->clear();
   m_head->clear();
   const RunTrace* run = m_traces->find(selectedRun());
+  m_problem.clear();
   if (run) {
-    for (const QString& q : quantitiesOf(*run)) m_quantity->addItem(quantityLabel(q), q);
-    const int q = m_quantity->findData(quantity);
-    m_quantity->setCurrentIndex(q >= 0 ? q : m_quantity->count() - 1);
-    m_layer->addItem(tr("mean"), -1);
-    m_head->addItem(tr("mean"), -1);
-    const QString chosen = m_quantity->currentData().toString();
-    if (chosen == QLatin1String(kFastWeightGap)) {
-      for (int l : analysis::fastWeightLayers(*run)) m_layer->addItem(QString::number(l), l);
-    } else if (chosen == QLatin1String(kSurprisal)) {
-      for (const analysis::RoutingLayerView& view : analysis::routingLayers(*run)) {
-        m_layer->addItem(QString::number(view.layer), view.layer);
-      }
-    } else {
-      const DocumentAttention shape = documentAttention(*run, kPrefillAttention, -1, -1);
-      for (std::int64_t l = 0; l < shape.layers && shape.layers > 1; ++l) {
-        m_layer->addItem(QString::number(l), static_cast<int>(l));
-      }
-      for (std::int64_t h = 0; h < shape.heads && shape.heads > 1; ++h) {
-        m_head->addItem(QString::number(h), static_cast<int>(h));
-      }
+    try {
+      fillChoices(*run, quantity, layer, head);
+    } catch (const Error& error) {
+      m_problem = QString::fromUtf8(error.what());
+      for (QComboBox* box : {m_quantity, m_layer, m_head}) box->clear();
     }
-    const int l = m_layer->findData(layer), h = m_head->findData(head);
-    if (l >= 0) m_layer->setCurrentIndex(l);
-    if (h >= 0) m_head->setCurrentIndex(h);
   }
   for (QWidget* w : {static_cast<QWidget*>(m_quantity), static_cast<QWidget*>(m_layer),
                      static_cast<QWidget*>(m_log)}) {
-    w->setEnabled(run != nullptr);
+    w->setEnabled(run != nullptr && m_problem.isEmpty());
   }
-  m_head->setEnabled(run != nullptr && m_head->count() > 1);
+  m_head->setEnabled(run != nullptr && m_problem.isEmpty() && m_head->count() > 1);
   m_filling = false;
+}
+
+void DocumentColouring::fillChoices(const RunTrace& run, const QString& quantity,
+                                    const QVariant& layer, const QVariant& head) {
+  for (const QString& q : quantitiesOf(run)) m_quantity->addItem(quantityLabel(q), q);
+  const int q = m_quantity->findData(quantity);
+  m_quantity->setCurrentIndex(q >= 0 ? q : m_quantity->count() - 1);
+  m_layer->addItem(tr("mean"), -1);
+  m_head->addItem(tr("mean"), -1);
+  const QString chosen = m_quantity->currentData().toString();
+  if (chosen == QLatin1String(kFastWeightGap)) {
+    for (int l : analysis::fastWeightLayers(run)) m_layer->addItem(QString::number(l), l);
+  } else if (chosen == QLatin1String(kSurprisal)) {
+    for (const analysis::RoutingLayerView& view : analysis::routingLayers(run)) {
+      m_layer->addItem(QString::number(view.layer), view.layer);
+    }
+  } else {
+    const DocumentAttention shape = documentAttention(run, kPrefillAttention, -1, -1);
+    for (std::int64_t l = 0; l < shape.layers && shape.layers > 1; ++l) {
+      m_layer->addItem(QString::number(l), static_cast<int>(l));
+    }
+    for (std::int64_t h = 0; h < shape.heads && shape.heads > 1; ++h) {
+      m_head->addItem(QString::number(h), static_cast<int>(h));
+    }
+  }
+  const int l = m_layer->findData(layer), h = m_head->findData(head);
+  if (l >= 0) m_layer->setCurrentIndex(l);
+  if (h >= 0) m_head->setCurrentIndex(h);
 }
 
 void DocumentColouring::apply() {
@@ -204,22 +217,32 @@ void DocumentColouring::apply() {
     return;
   }
   m_view->setTokenMarks({}, {});  // only the surprisal marks tokens
+  if (!m_problem.isEmpty()) {
+    showNothing(m_problem);
+    return;
+  }
   const QString quantity = m_quantity->currentData().toString();
-  if (quantity == QLatin1String(kFastWeightGap)) {
-    applyFastWeightGap();
-  } else if (quantity == QLatin1String(kSurprisal)) {
-    applySurprisal();
-  } else {
-    applyAttention();
+  try {
+    if (quantity == QLatin1String(kFastWeightGap)) {
+      applyFastWeightGap();
+    } else if (quantity == QLatin1String(kSurprisal)) {
+      applySurprisal();
+    } else {
+      applyAttention();
+    }
+  } catch (const Error& error) {
+    showNothing(QString::fromUtf8(error.what()));
   }
 }
 
 void DocumentColouring::showNothing(const QString& note) {
   m_view->clearTokenWeights();
   m_note->setText(note);
+  m_note->setToolTip(note);  // a damaged run's error is longer than a narrow bar
 }
 
 void DocumentColouring::colourTokens(std::vector<Span> token_bytes, std::vector<float> values) {
+  m_note->setToolTip({});
   m_view->setTokenWeights(std::move(token_bytes), std::move(values),
                           m_log->isChecked() ? DocumentView::WeightScale::Log
                                              : DocumentView::WeightScale::Linear);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/document/document.h"
+#include "views/analysis_names.h"
 
 class QCheckBox;
 class QComboBox;
@@ -56,6 +57,10 @@ class DocumentColouring : public QWidget {
 
  private:
   void fillChoices();
+  // The choices `run` offers, keeping the given ones where it has them; throws studio::Error when
+  // its artifacts are damaged.
+  void fillChoices(const RunTrace& run, const QString& quantity, const QVariant& layer,
+                   const QVariant& head);
   void apply();
   void applyAttention();
   void applyFastWeightGap();
@@ -74,6 +79,7 @@ class DocumentColouring : public QWidget {
   QCheckBox* m_log = nullptr;
   QLabel* m_note = nullptr;
   bool m_filling = false;
+  QString m_problem;  // why the selected run's artifacts cannot be read (a damaged session), or empty
 };
 
 }  // namespace studio::views

@@ -8,9 +8,11 @@
 #include <QVBoxLayout>
 
 #include <cmath>
+#include <optional>
 
 #include "analysis/fast_weight_document.h"
 #include "analysis/fast_weight_figures.h"
+#include "core/common/error.h"
 #include "views/figure_view.h"
 #include "views/layer_choice.h"
 #include "views/run_traces.h"
@@ -126,7 +128,13 @@ QString FastWeightPanel::rawValuesAt(double x) const {
   const auto at = analysis::fastWeightLossesAt(*run, position, m_layer->currentData().toInt());
   if (!at) return {};
   QString text = tr("position %1").arg(position);
-  if (const auto bytes = analysis::documentBytesAt(*run, position)) {
+  std::optional<Span> bytes;
+  try {
+    bytes = analysis::documentBytesAt(*run, position);
+  } catch (const Error& error) {
+    text += tr(" (not placed in the document: %1)").arg(QString::fromUtf8(error.what()));
+  }
+  if (bytes) {
     const std::string& doc = run->spec.document_text;
     if (bytes->start >= 0 && bytes->end <= static_cast<std::int64_t>(doc.size())) {
       text += tr(" (document: “%1”)")

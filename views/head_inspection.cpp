@@ -26,7 +26,14 @@ void HeadInspectorPanel::inspectHead(std::int64_t run_id, int layer, int head) {
   const RunTrace* run = m_context->traces()->find(run_id);
   if (!run) return;
   m_run = run_id;
-  AttentionStrip strip = answerAttentionStrip(*run, layer, head);
+  AttentionStrip strip;
+  try {
+    strip = answerAttentionStrip(*run, layer, head);
+  } catch (const Error& error) {
+    clearStrip();
+    setQueryKeyWindowMessage(std::string("No answer attention: ") + error.what());
+    return;
+  }
   if (strip.rows.empty()) {
     clearStrip();
     setQueryKeyWindowMessage(run->label() + " kept no attention over the document");
@@ -65,7 +72,11 @@ void HeadInspectorPanel::requestWindow(int layer, int head, qint64 first_key, qi
                                    (error.empty() ? std::string("the run is gone") : error));
           return;
         }
-        setQueryKeyWindow(attentionWindowData(*replayed, scope, windows));
+        try {
+          setQueryKeyWindow(attentionWindowData(*replayed, scope, windows));
+        } catch (const Error& window_error) {
+          setQueryKeyWindowMessage(std::string("No query × key window: ") + window_error.what());
+        }
       });
 }
 

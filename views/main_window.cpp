@@ -757,28 +757,24 @@ int MainWindow::loadSessionRuns() {
 void MainWindow::exportFigure(const std::string& name) {
   const std::vector<const RunTrace*> runs =
       name.rfind("dilution_", 0) == 0 ? m_traces->all() : comparisonPanel()->chartedRuns();
-  if (name != "token_heatmap") {
-    exportFigure(makeRunFigure(name, runs));
-    return;
-  }
-  // The document coloured by the quantity chosen in the dialog.
+  // token_heatmap colours the document by the quantity chosen in the dialog. Every figure is drawn
+  // inside the dialog's call, which shows a damaged session's error instead of a figure.
+  const bool heatmap = name == "token_heatmap";
   QStringList quantities;
-  for (const std::string& quantity : analysis::tokenQuantityNames()) {
-    quantities << QString::fromStdString(quantity);
+  if (heatmap) {
+    for (const std::string& quantity : analysis::tokenQuantityNames()) {
+      quantities << QString::fromStdString(quantity);
+    }
   }
   const QStringList written = exportFigureWithDialog(
       QString::fromStdString(name), quantities,
       [&](const QString& quantity) {
+        if (!heatmap) return makeRunFigure(name, runs);
         analysis::TokenHeatmapScope scope;
         scope.quantity = quantity.toStdString();
         return analysis::withRunsCaption(name, analysis::tokenHeatmapFigure(runs, scope), runs);
       },
       this);
-  if (!written.isEmpty()) statusBar()->showMessage(tr("Exported %1").arg(written.join(", ")), 6000);
-}
-
-void MainWindow::exportFigure(const Figure& figure) {
-  const QStringList written = exportFigureWithDialog(figure, this);
   if (!written.isEmpty()) statusBar()->showMessage(tr("Exported %1").arg(written.join(", ")), 6000);
 }
 

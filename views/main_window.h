@@ -174,7 +174,6 @@ class MainWindow : public QMainWindow {
   void chooseModel();
   // Asks where, then writes the figure (SVG, PDF or PNG by the file's suffix).
   void exportFigure(const std::string& name);
-  void exportFigure(const Figure& figure);
 
   MainWindowOptions m_options;
   DocumentLoader* m_loader = nullptr;

@@ -149,7 +149,15 @@ void RefinePanel::refresh() {
 bool RefinePanel::revealPosition(std::int64_t position) {
   const RunTrace* run = m_context.traces()->find(m_run);
   if (!run) return false;
-  const std::optional<Span> bytes = analysis::documentBytesAt(*run, position);
+  std::optional<Span> bytes;
+  try {
+    bytes = analysis::documentBytesAt(*run, position);
+  } catch (const Error& error) {
+    m_summary->setText(tr("Position %1 cannot be placed in the document: %2")
+                           .arg(position)
+                           .arg(QString::fromUtf8(error.what())));
+    return false;
+  }
   if (!bytes) {
     m_summary->setText(tr("Position %1 is not a document token this run mapped (the template, "
                           "the question, or a model without attention layers).")

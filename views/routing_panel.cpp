@@ -6,10 +6,12 @@
 #include <QVBoxLayout>
 
 #include <cmath>
+#include <vector>
 
 #include "analysis/routing_cache_read.h"
 #include "analysis/routing_evidence.h"
 #include "analysis/routing_figures.h"
+#include "core/common/error.h"
 #include "views/figure_view.h"
 #include "views/layer_choice.h"
 #include "views/run_traces.h"
@@ -40,7 +42,13 @@ QString entryText(const analysis::CacheReadEntry& entry) {
 
 // How the answer's first query read layer `layer`'s cache, in words.
 QString cacheReadText(const RunTrace& run, int layer) {
-  for (const analysis::CacheRead& read : analysis::cacheReads(run)) {
+  std::vector<analysis::CacheRead> reads;
+  try {
+    reads = analysis::cacheReads(run);
+  } catch (const Error& error) {
+    return QObject::tr("The answer's cache read cannot be shown: %1").arg(QString::fromUtf8(error.what()));
+  }
+  for (const analysis::CacheRead& read : reads) {
     if (read.layer != layer) continue;
     if (read.entries.empty()) {
       return QObject::tr("The answer's first query (position %1) found the cache empty: the TTT "

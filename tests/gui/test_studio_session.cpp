@@ -2,10 +2,14 @@
 // lands in the session, event by event, and reopening shows it; `studio --run ...
 // --quit-when-done` writes what `studio-cli run` writes for the same item; a studio killed during
 // a run leaves an intact session whose run reads as interrupted; a session another process writes
-// opens read-only.
+// opens read-only; a session with damaged artifacts opens, its views naming the damaged field.
 
 #include <catch2/catch.hpp>
 
+#include <sqlite3.h>
+
+#include <QComboBox>
+#include <QLabel>
 #include <QSignalSpy>
 #include <QStatusBar>
 #include <QTemporaryDir>
@@ -25,8 +29,11 @@
 #include "support/run_cli.h"
 #include "support/test_paths.h"
 #include "support/tiny_model_folder.h"
+#include "views/document_colouring.h"
+#include "views/figure_view.h"
 #include "views/main_window.h"
 #include "views/run_controller.h"
+#include "views/routing_panel.h"
 #include "views/run_traces.h"
 #include "views/studio_session.h"
 
@@ -227,4 +234,50 @@ TEST_CASE("a studio killed during a qTTT run leaves an intact session, the run i
   REQUIRE(reader.listRuns().size() == 1);
   CHECK(reader.listRuns()[0].status == engine::RunStatus::Interrupted);
   CHECK(reader.eventCounts(1).at("step_metric") >= steps_before_kill);
+}
+
+TEST_CASE("a session with damaged artifacts opens: each view names the damaged field, the rest shows",
+          "[gui]") {
+  QTemporaryDir dir;
+  const test::TinyModelFolder model(test::TinyModelFolder::Ttt::SrTtt, "damaged");
+  const std::string item = writeItem(dir);
+  const std::string session = dir.filePath(QStringLiteral("damaged.sqlite")).toStdString();
+  const auto cli = test::runCli("run --model " + model.path() + " --item " + item +
+                                " --method in_context --set decoding=greedy --session " + session);
+  INFO(cli.err);
+  REQUIRE(cli.exit_code == 0);
+  // A wrongly typed field in each artifact the views read: these used to abort the studio.
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(session.c_str(), &db) == SQLITE_OK);
+  REQUIRE(sqlite3_exec(db,
+                       "UPDATE artifacts SET meta_json = json_set(meta_json, '$.layer', 'x') "
+                       "WHERE name = 'cache_read';"
+                       "UPDATE artifacts SET meta_json = json_set(meta_json, '$.phase', 3) "
+                       "WHERE name = 'answer_attention';",
+                       nullptr, nullptr, nullptr) == SQLITE_OK);
+  CHECK(sqlite3_changes(db) > 0);
+  sqlite3_close(db);
+
+  MainWindow window(isolatedWindow());
+  QSignalSpy loaded(&window, &MainWindow::documentLoaded);
+  window.openPath(QString::fromStdString(item));
+  REQUIRE(waitUntil([&] { return loaded.count() == 1; }));
+  REQUIRE(window.openSession(QString::fromStdString(session)));
+  const auto traces = window.traces()->all();
+  REQUIRE(traces.size() == 1);
+  const std::int64_t id = traces[0]->id;
+
+  auto* routing = window.findChild<RoutingPanel*>();
+  REQUIRE(routing);
+  REQUIRE(waitUntil([&] { return routing->shownRun() == id; }));
+  CHECK(routing->cacheRead()->text().contains(
+      QStringLiteral("run %1: cache_read.meta.layer: must be an integer").arg(id)));
+  CHECK(routing->chart()->figure().findSeries("L_t"));  // the routing events are intact
+
+  DocumentColouring& colouring = *window.documentColouring();
+  REQUIRE(colouring.selectRun(id));
+  CHECK(colouring.noteLabel()->text().contains(
+      QStringLiteral("run %1: answer_attention.meta.phase: must be a string").arg(id)));
+  CHECK(colouring.noteLabel()->toolTip() == colouring.noteLabel()->text());
+  CHECK_FALSE(colouring.quantityBox()->isEnabled());
 }
