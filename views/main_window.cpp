@@ -740,18 +740,30 @@ int MainWindow::queueRuns(const std::vector<ScriptedRun>& runs) {
 
 int MainWindow::loadSessionRuns() {
   if (!m_session->isOpen()) return 0;
+  int loaded = 0;
+  QStringList damaged;  // one damaged run must not hide the others
   try {
     const sessions::SessionReader reader(*m_session->store());
-    int loaded = 0;
-    for (const sessions::RunSummary& run : reader.listRuns()) {
-      m_traces->setTrace(loadRunTrace(reader, run.id));
-      ++loaded;
+    const std::vector<sessions::RunSummary> runs = reader.listRuns();
+    for (const sessions::RunSummary& run : runs) {
+      try {
+        m_traces->setTrace(loadRunTrace(reader, run.id));
+        ++loaded;
+      } catch (const Error& error) {
+        damaged << QString::fromUtf8(error.what());
+      }
     }
-    return loaded;
+    if (!damaged.isEmpty()) {
+      showError(tr("Some runs cannot be read"),
+                tr("%1 of %2 runs shown; cannot read: %3")
+                    .arg(loaded)
+                    .arg(runs.size())
+                    .arg(damaged.join(QStringLiteral("; "))));
+    }
   } catch (const Error& error) {
     showError(tr("Cannot read the session"), QString::fromUtf8(error.what()));
-    return 0;
   }
+  return loaded;
 }
 
 void MainWindow::exportFigure(const std::string& name) {

@@ -281,3 +281,31 @@ TEST_CASE("a session with damaged artifacts opens: each view names the damaged f
   CHECK(colouring.noteLabel()->toolTip() == colouring.noteLabel()->text());
   CHECK_FALSE(colouring.quantityBox()->isEnabled());
 }
+
+TEST_CASE("a session with one unreadable run opens with the others, the damaged one named", "[gui]") {
+  QTemporaryDir dir;
+  const test::TinyModelFolder model("one-damaged");
+  const std::string item = writeItem(dir);
+  const std::string session = dir.filePath(QStringLiteral("two.sqlite")).toStdString();
+  for (int run = 0; run < 2; ++run) {
+    const auto cli = test::runCli("run --model " + model.path() + " --item " + item +
+                                  " --method in_context --set decoding=greedy --session " + session);
+    INFO(cli.err);
+    REQUIRE(cli.exit_code == 0);
+  }
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(session.c_str(), &db) == SQLITE_OK);
+  REQUIRE(sqlite3_exec(db, "UPDATE runs SET spec_json = json_set(spec_json, '$.method', 5) WHERE id = 1;",
+                       nullptr, nullptr, nullptr) == SQLITE_OK);
+  CHECK(sqlite3_changes(db) == 1);
+  sqlite3_close(db);
+
+  MainWindow window(isolatedWindow());
+  REQUIRE(window.openSession(QString::fromStdString(session)));
+  const auto traces = window.traces()->all();
+  REQUIRE(traces.size() == 1);  // it used to show none
+  CHECK(traces[0]->id == 2);
+  const QString message = window.statusBar()->currentMessage();
+  CHECK(message.contains(QStringLiteral("1 of 2 runs shown")));
+  CHECK(message.contains(QStringLiteral("runs[1].spec_json")));
+}
