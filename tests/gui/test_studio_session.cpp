@@ -67,6 +67,27 @@ std::string studioPath() {
   return std::string(studio::test_paths::kBinaryDir) + "/../app/studio";
 }
 
+// `runs` runs of `item` on `model` recorded by studio-cli into `session`.
+void recordRuns(const std::string& model, const std::string& item, const std::string& session,
+                int runs) {
+  for (int run = 0; run < runs; ++run) {
+    const auto cli = test::runCli("run --model " + model + " --item " + item +
+                                  " --method in_context --set decoding=greedy --session " + session);
+    INFO(cli.err);
+    REQUIRE(cli.exit_code == 0);
+  }
+}
+
+// Damages `session` with the statements `sql`; the number of rows the last one changed.
+int damageSession(const std::string& session, const char* sql) {
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(session.c_str(), &db) == SQLITE_OK);
+  REQUIRE(sqlite3_exec(db, sql, nullptr, nullptr, nullptr) == SQLITE_OK);
+  const int changed = sqlite3_changes(db);
+  sqlite3_close(db);
+  return changed;
+}
+
 // Per kind, the number of events of the session's run `run_id`.
 std::map<std::string, std::int64_t> eventCounts(const std::string& session, std::int64_t run_id) {
   sessions::OpenOptions read_only;
@@ -242,21 +263,13 @@ TEST_CASE("a session with damaged artifacts opens: each view names the damaged f
   const test::TinyModelFolder model(test::TinyModelFolder::Ttt::SrTtt, "damaged");
   const std::string item = writeItem(dir);
   const std::string session = dir.filePath(QStringLiteral("damaged.sqlite")).toStdString();
-  const auto cli = test::runCli("run --model " + model.path() + " --item " + item +
-                                " --method in_context --set decoding=greedy --session " + session);
-  INFO(cli.err);
-  REQUIRE(cli.exit_code == 0);
+  recordRuns(model.path(), item, session, 1);
   // A wrongly typed field in each artifact the views read: these used to abort the studio.
-  sqlite3* db = nullptr;
-  REQUIRE(sqlite3_open(session.c_str(), &db) == SQLITE_OK);
-  REQUIRE(sqlite3_exec(db,
-                       "UPDATE artifacts SET meta_json = json_set(meta_json, '$.layer', 'x') "
-                       "WHERE name = 'cache_read';"
-                       "UPDATE artifacts SET meta_json = json_set(meta_json, '$.phase', 3) "
-                       "WHERE name = 'answer_attention';",
-                       nullptr, nullptr, nullptr) == SQLITE_OK);
-  CHECK(sqlite3_changes(db) > 0);
-  sqlite3_close(db);
+  CHECK(damageSession(session,
+                      "UPDATE artifacts SET meta_json = json_set(meta_json, '$.layer', 'x') "
+                      "WHERE name = 'cache_read';"
+                      "UPDATE artifacts SET meta_json = json_set(meta_json, '$.phase', 3) "
+                      "WHERE name = 'answer_attention';") > 0);
 
   MainWindow window(isolatedWindow());
   QSignalSpy loaded(&window, &MainWindow::documentLoaded);
@@ -287,18 +300,9 @@ TEST_CASE("a session with one unreadable run opens with the others, the damaged 
   const test::TinyModelFolder model("one-damaged");
   const std::string item = writeItem(dir);
   const std::string session = dir.filePath(QStringLiteral("two.sqlite")).toStdString();
-  for (int run = 0; run < 2; ++run) {
-    const auto cli = test::runCli("run --model " + model.path() + " --item " + item +
-                                  " --method in_context --set decoding=greedy --session " + session);
-    INFO(cli.err);
-    REQUIRE(cli.exit_code == 0);
-  }
-  sqlite3* db = nullptr;
-  REQUIRE(sqlite3_open(session.c_str(), &db) == SQLITE_OK);
-  REQUIRE(sqlite3_exec(db, "UPDATE runs SET spec_json = json_set(spec_json, '$.method', 5) WHERE id = 1;",
-                       nullptr, nullptr, nullptr) == SQLITE_OK);
-  CHECK(sqlite3_changes(db) == 1);
-  sqlite3_close(db);
+  recordRuns(model.path(), item, session, 2);
+  CHECK(damageSession(session,
+                      "UPDATE runs SET spec_json = json_set(spec_json, '$.method', 5) WHERE id = 1;") == 1);
 
   MainWindow window(isolatedWindow());
   REQUIRE(window.openSession(QString::fromStdString(session)));
