@@ -44,9 +44,12 @@ const nlohmann::json& ArtifactMeta::objectAt(const nlohmann::json& value,
 
 std::vector<std::int64_t> ArtifactMeta::integersAt(const nlohmann::json& value,
                                                    const std::string& path) const {
+  // A token map holds one offset per document token: the path is spelled only for an error.
   std::vector<std::int64_t> out;
-  for (std::size_t i = 0; i < arrayAt(value, path).size(); ++i) {
-    out.push_back(as<std::int64_t>(value[i], elementPath(path, i)));
+  out.reserve(arrayAt(value, path).size());
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    if (!value[i].is_number_integer()) malformed(elementPath(path, i), "must be an integer");
+    out.push_back(value[i].get<std::int64_t>());
   }
   return out;
 }

@@ -72,14 +72,19 @@ const probe::ProbeResult* RunTrace::probeAfter() const {
 
 namespace {
 
-// The run's last answer_attention artifact of `phase` ([layers, heads, document tokens]), or null.
+// An answer_attention artifact's phase, its shape checked to be [layers, heads, document tokens].
+std::string checkedPhase(const RunTrace& run, const engine::ArtifactEvent& artifact) {
+  if (artifact.shape.size() != 3) {
+    malformedArtifact(run, artifact, "shape", "must be [layers, heads, document tokens]");
+  }
+  return ArtifactMeta(run, artifact).required<std::string>("phase");
+}
+
+// The run's last answer_attention artifact of `phase`, or null.
 const engine::ArtifactEvent* answerAttentionArtifact(const RunTrace& run, const std::string& phase) {
   const engine::ArtifactEvent* artifact = nullptr;
   for (const engine::ArtifactEvent* a : run.artifacts("answer_attention")) {
-    if (ArtifactMeta(run, *a).required<std::string>("phase") == phase) artifact = a;
-  }
-  if (artifact && artifact->shape.size() != 3) {
-    malformedArtifact(run, *artifact, "shape", "must be [layers, heads, document tokens]");
+    if (checkedPhase(run, *a) == phase) artifact = a;
   }
   return artifact;
 }
@@ -89,10 +94,7 @@ const engine::ArtifactEvent* answerAttentionArtifact(const RunTrace& run, const 
 std::vector<std::string> documentAttentionPhases(const RunTrace& run) {
   std::vector<std::string> phases;
   for (const engine::ArtifactEvent* artifact : run.artifacts("answer_attention")) {
-    const std::string phase = ArtifactMeta(run, *artifact).required<std::string>("phase");
-    if (artifact->shape.size() != 3) {
-      malformedArtifact(run, *artifact, "shape", "must be [layers, heads, document tokens]");
-    }
+    const std::string phase = checkedPhase(run, *artifact);
     // A later artifact of the phase replaces the earlier one; a model without attention layers
     // keeps the token map only (no layers).
     phases.erase(std::remove(phases.begin(), phases.end(), phase), phases.end());
@@ -118,7 +120,8 @@ DocumentAttention documentAttention(const RunTrace& run, const std::string& phas
                       "must hold " + std::to_string(L) + " × " + std::to_string(H) + " × " +
                           std::to_string(n) + " weights, as its shape says");
   }
-  const nlohmann::json& starts = meta.array("token_starts", n);
+  const std::vector<std::int64_t> starts =
+      meta.integersAt(meta.array("token_starts", n), "token_starts");
   const nlohmann::json& context = meta.array("context_tokens", 2);
   const std::int64_t end = meta.required<std::int64_t>("document_bytes");
   out.layers = L;
@@ -128,10 +131,9 @@ DocumentAttention documentAttention(const RunTrace& run, const std::string& phas
   // Token t covers [starts[t], starts[t + 1]) of the document, the last one up to its end.
   std::int64_t previous = 0;
   for (std::int64_t t = 0; t < n; ++t) {
-    const std::string path = elementPath("token_starts", static_cast<std::size_t>(t));
-    const std::int64_t start = meta.as<std::int64_t>(starts[static_cast<std::size_t>(t)], path);
+    const std::int64_t start = starts[static_cast<std::size_t>(t)];
     if (start < previous || start > end) {
-      meta.malformed(path, "must lie in [" + std::to_string(previous) + ", " + std::to_string(end) +
+      meta.malformed(elementPath("token_starts", static_cast<std::size_t>(t)), "must lie in [" + std::to_string(previous) + ", " + std::to_string(end) +
                                "]: the tokens' byte offsets ascend within the document's " +
                                std::to_string(end) + " bytes");
     }

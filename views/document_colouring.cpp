@@ -167,7 +167,7 @@ void DocumentColouring::fillChoices() {
   m_problem.clear();
   if (run) {
     try {
-      fillChoices(*run, quantity, layer, head);
+      fillChoicesFor(*run, quantity, layer, head);
     } catch (const Error& error) {
       m_problem = QString::fromUtf8(error.what());
       for (QComboBox* box : {m_quantity, m_layer, m_head}) box->clear();
@@ -181,8 +181,8 @@ void DocumentColouring::fillChoices() {
   m_filling = false;
 }
 
-void DocumentColouring::fillChoices(const RunTrace& run, const QString& quantity,
-                                    const QVariant& layer, const QVariant& head) {
+void DocumentColouring::fillChoicesFor(const RunTrace& run, const QString& quantity,
+                                       const QVariant& layer, const QVariant& head) {
   for (const QString& q : quantitiesOf(run)) m_quantity->addItem(quantityLabel(q), q);
   const int q = m_quantity->findData(quantity);
   m_quantity->setCurrentIndex(q >= 0 ? q : m_quantity->count() - 1);

@@ -59,8 +59,8 @@ class DocumentColouring : public QWidget {
   void fillChoices();
   // The choices `run` offers, keeping the given ones where it has them; throws studio::Error when
   // its artifacts are damaged.
-  void fillChoices(const RunTrace& run, const QString& quantity, const QVariant& layer,
-                   const QVariant& head);
+  void fillChoicesFor(const RunTrace& run, const QString& quantity, const QVariant& layer,
+                      const QVariant& head);
   void apply();
   void applyAttention();
   void applyFastWeightGap();
