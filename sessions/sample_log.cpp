@@ -53,20 +53,27 @@ json sampleRecord(const RunSummary& run, const engine::RunSpec& spec,
   return record;
 }
 
-std::size_t writeSampleLog(const SessionStore& store, RunSelection runs, const std::string& path) {
+ExportSummary writeSampleLog(const SessionStore& store, RunSelection runs,
+                             const std::string& path) {
   const SessionReader reader(store);
-  std::vector<RunSummary> selected;
-  if (runs) {
-    selected.push_back(reader.run(*runs));
-  } else {
-    selected = reader.listRuns();
-  }
   model::AtomicFileWriter file(path);
-  for (const RunSummary& run : selected) {
-    file.write(sampleRecord(run, reader.loadSpec(run.id), reader.loadResult(run.id)).dump() + "\n");
+  ExportSummary summary;
+  const auto read_record = [&](const RunSummary& run) {
+    return sampleRecord(run, reader.loadSpec(run.id), reader.loadResult(run.id)).dump() + "\n";
+  };
+  const auto write_record = [&](const RunSummary&, const std::string& line) {
+    file.write(line);
+    ++summary.runs;
+  };
+  if (runs) {
+    const RunSummary run = reader.run(*runs);
+    write_record(run, read_record(run));  // the run asked for: its error is the export's
+  } else {
+    summary.unreadable = readEachRun(reader.listRuns(), read_record, write_record);
   }
   file.commit();
-  return selected.size();
+  summary.files.push_back(path);
+  return summary;
 }
 
 }  // namespace studio::sessions

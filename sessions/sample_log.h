@@ -22,8 +22,10 @@ struct RunSummary;
 nlohmann::json sampleRecord(const RunSummary& run, const engine::RunSpec& spec,
                             const engine::RunResult& result);
 
-// One line per selected run, in id order, written atomically to `path`. Returns the lines.
-// Throws studio::Error: Session naming the run when it does not exist, Io naming the file.
-std::size_t writeSampleLog(const SessionStore& store, RunSelection runs, const std::string& path);
+// One line per selected run, in id order, written atomically to `path`. Returns the file and
+// the lines (`runs`). Throws studio::Error: Session naming the run when it does not exist or the
+// one selected run cannot be read, Io naming the file. Of all runs, one that cannot be read is
+// left out (every line is a whole record) and listed in the summary.
+ExportSummary writeSampleLog(const SessionStore& store, RunSelection runs, const std::string& path);
 
 }  // namespace studio::sessions

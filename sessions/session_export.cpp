@@ -217,13 +217,28 @@ ExportSummary exportSessionJson(const SessionStore& store, RunSelection runs,
   std::string text = dumpJson(head);
   text.pop_back();  // the closing brace: "runs" follows
   out << text << ",\"runs\":[";
-  for (std::size_t i = 0; i < selected.size(); ++i) {
-    out << (i ? "," : "") << dumpJson(runToJson(reader, selected[i], summary.events));
+  // Each run is read whole before any of it is written: one that cannot be read leaves no trace.
+  const auto read_run = [&](const RunSummary& run) {
+    std::size_t events = 0;
+    std::string text = dumpJson(runToJson(reader, run, events));
+    return std::make_pair(std::move(text), events);
+  };
+  const auto write_run = [&](const RunSummary&, const std::pair<std::string, std::size_t>& run) {
+    out << (summary.runs++ ? "," : "") << run.first;
+    summary.events += run.second;
+  };
+  if (runs) {
+    write_run(selected.front(), read_run(selected.front()));  // its error is the export's
+  } else {
+    summary.unreadable = readEachRun(selected, read_run, write_run);
   }
-  out << "]}\n";
+  json unreadable = json::array();
+  for (const UnreadableRun& run : summary.unreadable) {
+    unreadable.push_back({{"id", run.id}, {"error", run.error}});
+  }
+  out << "],\"unreadable_runs\":" << dumpJson(unreadable) << "}\n";
   file.close();
   summary.files.push_back(out_path);
-  summary.runs = selected.size();
   return summary;
 }
 

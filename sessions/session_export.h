@@ -15,6 +15,8 @@
 #include <string_view>
 #include <vector>
 
+#include "sessions/readable_runs.h"
+
 namespace studio::sessions {
 
 class SessionStore;
@@ -22,15 +24,20 @@ class SessionStore;
 // Which runs to export: one, or all (std::nullopt).
 using RunSelection = std::optional<std::int64_t>;
 
-// What an export wrote: its files (the main one first), and how many runs and events.
+// What an export wrote: its files (the main one first), how many runs and events, and the runs
+// of an export of all that could not be read and were left out.
 struct ExportSummary {
   std::vector<std::string> files;
   std::size_t runs = 0;
   std::size_t events = 0;
+  std::vector<UnreadableRun> unreadable;
 };
 
-// Throw studio::Error: Session naming the run when it does not exist, Io naming the file when it
-// cannot be written.
+// Throw studio::Error: Session naming the run when it does not exist or the one selected run
+// cannot be read, Io naming the file when it cannot be written. Exporting all runs, the JSON
+// leaves out a run it cannot read (its spec, result or events) and lists it under
+// "unreadable_runs" and in the summary; the CSV copies the tables' columns as stored, so it
+// reads nothing that could be damaged.
 ExportSummary exportSessionJson(const SessionStore& store, RunSelection runs,
                                 const std::string& out_path);
 ExportSummary exportSessionCsv(const SessionStore& store, RunSelection runs,

@@ -13,6 +13,7 @@
 
 #include "app/cli/cli_command.h"
 #include "core/common/error.h"
+#include "sessions/readable_runs.h"
 #include "sessions/sample_log.h"
 #include "sessions/session_export.h"
 #include "sessions/session_store.h"
@@ -118,18 +119,26 @@ void runSessionExport(const SessionExportOptions& options) {
   const sessions::SessionStore store(options.session, open);
   const sessions::RunSelection runs =
       options.all ? sessions::RunSelection{} : sessions::RunSelection{options.run_id};
-  if (options.samples) {
-    if (!options.format.empty()) throwArgument("--format", "--samples writes JSON lines");
-    const std::size_t lines = sessions::writeSampleLog(store, runs, options.out);
-    std::cout << "exported " << lines << " run(s) of " << options.session << " as JSON lines:\n  "
-              << options.out << "\n";
-    return;
+  if (options.samples && !options.format.empty()) {
+    throwArgument("--format", "--samples writes JSON lines");
   }
   const sessions::ExportSummary summary =
-      format == "csv" ? sessions::exportSessionCsv(store, runs, options.out)
-                      : sessions::exportSessionJson(store, runs, options.out);
-  std::cout << "exported " << summary.runs << " run(s) and " << summary.events << " event(s) of "
-            << options.session << " as " << format << ":\n";
+      options.samples  ? sessions::writeSampleLog(store, runs, options.out)
+      : format == "csv" ? sessions::exportSessionCsv(store, runs, options.out)
+                        : sessions::exportSessionJson(store, runs, options.out);
+  // A run that cannot be read is left out of an export of all, and said here (the JSON also
+  // lists it under "unreadable_runs"); the rest is exported and the exit code is 0.
+  std::cerr << sessions::unreadableRunsReport(summary.unreadable);
+  std::cout << "exported " << summary.runs << " run(s)";
+  if (!summary.unreadable.empty()) {
+    std::cout << " (" << summary.unreadable.size() << " left out: cannot be read)";
+  }
+  if (options.samples) {
+    std::cout << " of " << options.session << " as JSON lines:\n";
+  } else {
+    std::cout << " and " << summary.events << " event(s) of " << options.session << " as "
+              << format << ":\n";
+  }
   for (const std::string& file : summary.files) std::cout << "  " << file << "\n";
 }
 
@@ -238,6 +247,7 @@ void runFigureExport(const FigureCliOptions& figure, const SessionExportOptions&
   request.window_phase = figure.phase;
   request.log_scale = figure.log_scale;
   const views::SessionFigureExport written = views::exportSessionFigure(request);
+  std::cerr << sessions::unreadableRunsReport(written.unreadable);
   std::cout << "exported figure " << figure.figure << " (" << written.title << ") of run "
             << session.run_id << " as " << format << ":\n";
   for (const std::string& file : written.files) std::cout << "  " << file << "\n";

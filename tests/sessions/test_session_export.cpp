@@ -10,9 +10,11 @@
 
 #include "core/common/error.h"
 #include "session_helpers.h"
+#include "sessions/sample_log.h"
 #include "sessions/session_export.h"
 #include "sessions/session_reader.h"
 #include "sessions/session_store.h"
+#include "sessions/sqlite_database.h"
 #include "support/test_paths.h"
 
 using namespace studio;
@@ -34,6 +36,17 @@ std::string makeSmallSession(const TempDir& dir) {
   const std::int64_t second =
       store.beginRun(sampleSpec("in_context", "doc, with \"quotes\"\n"), "{}");
   store.appendEvents(second, {streamEvent(0), streamEvent(1)});
+  return path;
+}
+
+// makeSmallSession with run 1's spec_json changed by hand so that it no longer reads as a spec.
+std::string makeSessionWithDamagedRun(const TempDir& dir) {
+  const std::string path = makeSmallSession(dir);
+  SessionStore store(path);
+  store.withDatabase([](SqliteDatabase& db) {
+    db.exec("UPDATE runs SET spec_json = json_set(spec_json, '$.method', 5) WHERE id = 1");
+    return 0;
+  });
   return path;
 }
 
@@ -231,4 +244,80 @@ TEST_CASE("studio-cli export writes JSON and CSV and refuses bad arguments", "[s
   CHECK(runCli("export --session '" + session + "' --run 77 --out '" + dir.file("b.json") + "'",
                output) == 2);
   CHECK(output.find("no run 77") != std::string::npos);
+}
+
+TEST_CASE("an export of all runs leaves out a run it cannot read and names it", "[session]") {
+  TempDir dir;
+  OpenOptions read_only;
+  read_only.access = OpenOptions::Access::ReadOnly;
+  SessionStore store(makeSessionWithDamagedRun(dir), read_only);
+
+  SECTION("json: the readable runs, and the damaged one under unreadable_runs") {
+    const std::string out = dir.file("all.json");
+    const ExportSummary summary = exportSessionJson(store, std::nullopt, out);
+    CHECK(summary.runs == 1);
+    CHECK(summary.events == 2);  // run 2's; none of run 1's
+    REQUIRE(summary.unreadable.size() == 1);
+    CHECK(summary.unreadable[0].id == 1);
+    CHECK_THAT(summary.unreadable[0].error, Catch::Contains("runs[1].spec_json"));
+    const nlohmann::json json = nlohmann::json::parse(readBytes(out));
+    REQUIRE(json["runs"].size() == 1);
+    CHECK(json["runs"][0]["id"] == 2);
+    REQUIRE(json["unreadable_runs"].size() == 1);
+    CHECK(json["unreadable_runs"][0]["id"] == 1);
+    CHECK_THAT(json["unreadable_runs"][0]["error"].get<std::string>(),
+               Catch::Contains("runs[1].spec_json"));
+    CHECK(json["documents"].size() == 1);  // still listed: run 1's is run 2's too
+  }
+  SECTION("json: the damaged run asked for by itself is an error, and no file is written") {
+    CHECK_THROWS_WITH(exportSessionJson(store, 1, dir.file("one.json")),
+                      Catch::Contains("runs[1].spec_json"));
+    CHECK_FALSE(fileExists(dir.file("one.json")));
+    CHECK_FALSE(fileExists(dir.file("one.json.partial")));
+  }
+  SECTION("samples: one whole line per readable run") {
+    const std::string out = dir.file("samples.jsonl");
+    const ExportSummary summary = writeSampleLog(store, std::nullopt, out);
+    CHECK(summary.runs == 1);
+    REQUIRE(summary.unreadable.size() == 1);
+    CHECK(summary.unreadable[0].id == 1);
+    const std::string text = readBytes(out);
+    REQUIRE(std::count(text.begin(), text.end(), '\n') == 1);
+    CHECK(nlohmann::json::parse(text)["run_id"] == 2);
+    CHECK_THROWS_WITH(writeSampleLog(store, 1, dir.file("one.jsonl")),
+                      Catch::Contains("runs[1].spec_json"));
+    CHECK_FALSE(fileExists(dir.file("one.jsonl")));
+  }
+  SECTION("csv: the tables as stored, so the damaged run is there too") {
+    const ExportSummary summary = exportSessionCsv(store, std::nullopt, dir.file("all.csv"));
+    CHECK(summary.runs == 2);
+    CHECK(summary.unreadable.empty());
+    const auto runs = parseCsv(readBytes(dir.file("all.csv")));
+    REQUIRE(runs.size() == 3);
+    CHECK(nlohmann::json::parse(runs[1][column(runs[0], "spec_json")])["method"] == 5);
+  }
+}
+
+TEST_CASE("studio-cli export --all exports the readable runs and says which it left out",
+          "[session]") {
+  TempDir dir;
+  const std::string session = makeSessionWithDamagedRun(dir);
+  std::string output;
+  const std::string json_out = dir.file("out.json");
+  REQUIRE(runCli("export --session '" + session + "' --all --out '" + json_out + "'", output) ==
+          0);
+  CHECK_THAT(output, Catch::Contains("cannot read run 1, left out: ") &&
+                         Catch::Contains("runs[1].spec_json") &&
+                         Catch::Contains("exported 1 run(s) (1 left out: cannot be read)"));
+  CHECK(nlohmann::json::parse(readBytes(json_out))["runs"].size() == 1);
+
+  const std::string samples = dir.file("out.jsonl");
+  REQUIRE(runCli("export --session '" + session + "' --all --samples --out '" + samples + "'",
+                 output) == 0);
+  CHECK_THAT(output, Catch::Contains("cannot read run 1, left out: ") &&
+                         Catch::Contains("exported 1 run(s) (1 left out"));
+
+  CHECK(runCli("export --session '" + session + "' --run 1 --out '" + dir.file("one.json") + "'",
+               output) == 2);
+  CHECK_THAT(output, Catch::Contains("runs[1].spec_json"));
 }

@@ -1,10 +1,12 @@
-// Listing runs and aligning the runs of one document for comparison.
+// Listing runs, reading each of many when some are damaged, and aligning the runs of one document
+// for comparison.
 #include <catch2/catch.hpp>
 
 #include <cmath>
 
 #include "core/common/error.h"
 #include "session_helpers.h"
+#include "sessions/readable_runs.h"
 #include "sessions/session_reader.h"
 #include "sessions/session_store.h"
 
@@ -125,4 +127,36 @@ TEST_CASE("the runs of one document line up by step, with gaps where a run has n
   const DocumentComparison empty = reader.compareDocumentRuns(document + 100);
   CHECK(empty.runs.empty());
   CHECK(empty.series.empty());
+}
+
+TEST_CASE("readEachRun sets aside a run whose read fails and lets the use's errors through",
+          "[session]") {
+  std::vector<RunSummary> runs(4);
+  for (std::size_t i = 0; i < runs.size(); ++i) runs[i].id = static_cast<std::int64_t>(i + 1);
+  const auto read = [](const RunSummary& run) {
+    if (run.id == 2 || run.id == 4) {
+      throwError(ErrorKind::Session, "s.sqlite", "runs[" + std::to_string(run.id) + "].spec_json",
+                 "bad");
+    }
+    return run.id * 10;
+  };
+  std::vector<std::int64_t> used;
+  const std::vector<UnreadableRun> unreadable =
+      readEachRun(runs, read, [&](const RunSummary&, std::int64_t value) { used.push_back(value); });
+  CHECK(used == std::vector<std::int64_t>{10, 30});
+  REQUIRE(unreadable.size() == 2);
+  CHECK(unreadable[0].id == 2);
+  CHECK(unreadable[0].error == "s.sqlite: runs[2].spec_json: bad");
+  CHECK(unreadable[1].id == 4);
+  CHECK(unreadableRunsReport(unreadable) ==
+        "cannot read run 2, left out: s.sqlite: runs[2].spec_json: bad\n"
+        "cannot read run 4, left out: s.sqlite: runs[4].spec_json: bad\n");
+  CHECK(unreadableRunsReport({}).empty());
+
+  // Writing what was read is not reading the run: its error is the caller's.
+  CHECK_THROWS_WITH(readEachRun(runs, read,
+                                [](const RunSummary&, std::int64_t) {
+                                  throwError(ErrorKind::Io, "out.json", "", "disk full");
+                                }),
+                    "out.json: disk full");
 }
