@@ -29,6 +29,7 @@
 #include "core/engine/run_executor.h"
 #include "core/engine/sweep_plan.h"
 #include "core/model/model_loader.h"
+#include "sessions/readable_runs.h"
 #include "sessions/run_recorder.h"
 #include "sessions/sample_log.h"
 #include "sessions/session_reader.h"
@@ -64,15 +65,25 @@ struct Tally {
   double seconds = 0;
 };
 
+// The completed runs of the session and their specs, calling use(run, spec) for each; a run whose
+// spec cannot be read is left out and said on stderr.
+template <class Use>
+void forEachCompletedSpec(const sessions::SessionStore& store, const Use& use) {
+  const sessions::SessionReader reader(store);
+  std::vector<sessions::RunSummary> completed;
+  for (const sessions::RunSummary& run : reader.listRuns()) {
+    if (run.status == engine::RunStatus::Completed) completed.push_back(run);
+  }
+  const auto read = [&](const sessions::RunSummary& run) { return reader.loadSpec(run.id); };
+  std::cerr << sessions::unreadableRunsReport(sessions::readEachRun(completed, read, use));
+}
+
 // Accuracy and mean target mass per (task, method label, length), over every completed sweep run
 // of the session (this call's and earlier ones').
 nlohmann::json summarize(const sessions::SessionStore& store) {
   std::map<std::tuple<std::string, std::string, std::int64_t>, Tally> tallies;
-  const sessions::SessionReader reader(store);
-  for (const sessions::RunSummary& run : reader.listRuns()) {
-    if (run.status != engine::RunStatus::Completed) continue;
-    const engine::RunSpec spec = reader.loadSpec(run.id);
-    if (!spec.task_meta.contains("sweep_key")) continue;
+  forEachCompletedSpec(store, [&](const sessions::RunSummary& run, const engine::RunSpec& spec) {
+    if (!spec.task_meta.contains("sweep_key")) return;
     Tally& t = tallies[{spec.task, spec.task_meta.value("sweep_label", spec.method),
                         spec.task_meta.value("sweep_length", std::int64_t{0})}];
     ++t.runs;
@@ -83,7 +94,7 @@ nlohmann::json summarize(const sessions::SessionStore& store) {
     }
     t.flops += run.flops_prefill + run.flops_extra;
     t.seconds += run.wall_seconds;
-  }
+  });
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& [key, t] : tallies) {
     const analysis::ProportionInterval ci = analysis::wilsonInterval(t.correct, t.runs);
@@ -226,16 +237,13 @@ class CellRunner {
 std::vector<engine::LrTrial> validationTrials(const sessions::SessionStore& store,
                                               const std::string& label) {
   std::vector<engine::LrTrial> trials;
-  const sessions::SessionReader reader(store);
-  for (const sessions::RunSummary& run : reader.listRuns()) {
-    if (run.status != engine::RunStatus::Completed) continue;
-    const engine::RunSpec spec = reader.loadSpec(run.id);
+  forEachCompletedSpec(store, [&](const sessions::RunSummary& run, const engine::RunSpec& spec) {
     if (spec.task_meta.value("lr_validation_of", "") != label || !spec.params.contains("lr")) {
-      continue;
+      return;
     }
     trials.push_back(
         {spec.task, spec.params["lr"].get<double>(), run.correct.value_or(false), run.target_mass});
-  }
+  });
   return trials;
 }
 
@@ -373,8 +381,10 @@ void runSweep(const SweepOptions& options) {
   std::cerr << "sweep: " << ran << " run, " << skipped << " already in the session, " << failed
             << " failed\n";
   if (!options.log_samples.empty()) {
-    const std::size_t lines = sessions::writeSampleLog(store, {}, options.log_samples);
-    std::cerr << "sweep: " << lines << " run(s) written to " << options.log_samples << "\n";
+    const sessions::ExportSummary samples =
+        sessions::writeSampleLog(store, {}, options.log_samples);
+    std::cerr << sessions::unreadableRunsReport(samples.unreadable) << "sweep: " << samples.runs
+              << " run(s) written to " << options.log_samples << "\n";
   }
   const nlohmann::json rows = summarize(store);
   if (options.json) {
