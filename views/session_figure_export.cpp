@@ -10,6 +10,7 @@
 #include "analysis/figure_data_csv.h"
 #include "analysis/token_heatmap_figure.h"
 #include "core/common/error.h"
+#include "sessions/readable_runs.h"
 #include "sessions/session_reader.h"
 #include "sessions/session_store.h"
 #include "views/analysis_names.h"
@@ -112,19 +113,33 @@ SessionFigureExport exportSessionFigure(const SessionFigureRequest& request) {
   const sessions::SessionReader reader(store);
   const sessions::RunSummary run = reader.run(request.run_id);  // throws for a missing run
 
+  const std::vector<sessions::RunSummary> session_runs = reader.listRuns();
   std::vector<std::int64_t> same_model;
-  for (const sessions::RunSummary& other : reader.listRuns()) {
+  for (const sessions::RunSummary& other : session_runs) {
     if (other.model_path == run.model_path) same_model.push_back(other.id);
   }
+  const std::vector<std::int64_t> drawn = figureRunIds(request.figure, request.run_id, same_model);
+  // The run asked for must be read (its error is the export's); of the others a figure draws, one
+  // that cannot be read is left out and listed, as the window leaves it out of its run list.
   std::vector<RunTrace> traces;
-  for (std::int64_t id : figureRunIds(request.figure, request.run_id, same_model)) {
-    traces.push_back(loadRunTrace(reader, id));
+  traces.push_back(loadRunTrace(reader, request.run_id));
+  std::vector<sessions::RunSummary> others;
+  for (const sessions::RunSummary& other : session_runs) {
+    if (other.id != request.run_id && std::count(drawn.begin(), drawn.end(), other.id)) {
+      others.push_back(other);
+    }
   }
+  SessionFigureExport written;
+  written.unreadable = sessions::readEachRun(
+      others, [&](const sessions::RunSummary& other) { return loadRunTrace(reader, other.id); },
+      [&](const sessions::RunSummary&, RunTrace trace) { traces.push_back(std::move(trace)); });
+  // Ascending id, as the session lists them: the order of a figure's series.
+  std::sort(traces.begin(), traces.end(),
+            [](const RunTrace& a, const RunTrace& b) { return a.id < b.id; });
   std::vector<const RunTrace*> runs;
   for (const RunTrace& trace : traces) runs.push_back(&trace);
 
   ensureGuiApplication();
-  SessionFigureExport written;
   written.files.push_back(request.out);
   Figure figure;
   if (window) {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "sessions/readable_runs.h"
 #include "views/figure_export.h"
 
 namespace studio::views {
@@ -50,11 +51,14 @@ std::vector<std::int64_t> figureRunIds(const std::string& figure, std::int64_t r
 struct SessionFigureExport {
   std::string title;
   std::vector<std::string> files;  // every file written: the figure first
+  std::vector<sessions::UnreadableRun> unreadable;  // other runs it would draw, left out
 };
 
 // Creates a QGuiApplication on the offscreen platform when none exists (fonts need one), builds
-// the figure from the session and writes it. Throws studio::Error: Session for a missing run or
-// a file that is no session, Argument for an unknown figure, Io when `out` cannot be written.
+// the figure from the session and writes it. Throws studio::Error: Session for a missing run, a
+// run that cannot be read or a file that is no session, Argument for an unknown figure, Io when
+// `out` cannot be written. A figure over several runs leaves out another run that cannot be read
+// and lists it in `unreadable`.
 SessionFigureExport exportSessionFigure(const SessionFigureRequest& request);
 
 }  // namespace studio::views

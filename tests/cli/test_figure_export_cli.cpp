@@ -1,7 +1,8 @@
 // `studio-cli export --figure` sized for a paper (issue 27): --size in inches, points and the
 // presets, written exactly into the SVG and the PDF; --font-size, --no-title, --caption-file;
-// --data's CSV; the attention window's safetensors beside its picture; the token heatmap; and
-// the values refused, each naming its option.
+// --data's CSV; the attention window's safetensors beside its picture; the token heatmap; a
+// figure over several runs when one of them cannot be read; and the values refused, each naming
+// its option.
 
 #include <catch2/catch.hpp>
 
@@ -16,6 +17,8 @@
 #include <sstream>
 #include <string>
 
+#include "sessions/session_store.h"
+#include "sessions/sqlite_database.h"
 #include "support/run_cli.h"
 #include "support/temp_dir.h"
 #include "support/test_paths.h"
@@ -289,6 +292,51 @@ TEST_CASE("export --figure token_heatmap colours the document by a quantity", "[
   run = runCli(s.figure("--figure token_heatmap --quantity entropy --out " + svg));
   CHECK(run.exit_code == 2);
   CHECK(run.err.find("--quantity") != std::string::npos);
+}
+
+TEST_CASE("a figure over several runs leaves out another run that cannot be read, naming it",
+          "[cli][figure]") {
+  if (!figureSession().drawn) {
+    WARN("this studio-cli was built without Qt and draws no figures");
+    return;
+  }
+  TinyModelFolder model("figure-damaged-run");
+  TempDir dir("figure-damaged-run");
+  const std::string session = dir.file("runs.sqlite");
+  const std::string item =
+      std::string(studio::test_paths::kSourceDir) + "/resources/documents/demo-tx-log.json";
+  for (int seed = 1; seed <= 3; ++seed) {
+    const auto run = runCli("run --model " + model.path() + " --item " + item +
+                            " --method in_context --max-tokens 2 --seed " +
+                            std::to_string(seed) + " --session " + session);
+    INFO(run.err);
+    REQUIRE(run.exit_code == 0);
+  }
+  {
+    studio::sessions::SessionStore store(session);
+    store.withDatabase([](studio::sessions::SqliteDatabase& db) {
+      db.exec("UPDATE runs SET spec_json = json_set(spec_json, '$.method', 5) WHERE id = 2");
+      return 0;
+    });
+  }
+  const std::string caption = dir.file("caption.txt");
+  auto run = runCli("export --session " + session + " --run 1 --figure accuracy --out " +
+                    dir.file("accuracy.svg") + " --caption-file " + caption);
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  CHECK(run.err.find("cannot read run 2, left out: ") != std::string::npos);
+  CHECK(run.err.find("runs[2].spec_json") != std::string::npos);
+  // Runs 1 and 3 are drawn, in order.
+  const std::string text = readFile(caption);
+  CHECK(text.find("#1 in_context") != std::string::npos);
+  CHECK(text.find("#3 in_context") > text.find("#1 in_context"));
+  CHECK(text.find("#2 ") == std::string::npos);
+
+  // The run asked for must be read.
+  run = runCli("export --session " + session + " --run 2 --figure accuracy --out " +
+               dir.file("two.svg"));
+  CHECK(run.exit_code == 2);
+  CHECK(run.err.find("runs[2].spec_json") != std::string::npos);
 }
 
 TEST_CASE("export refuses bad figure sizes and font sizes, naming the option", "[cli][figure]") {
