@@ -31,6 +31,7 @@
 #include "core/engine/sweep_plan.h"
 #include "core/common/versions.h"
 #include "views/analysis_names.h"
+#include "sessions/readable_runs.h"
 #include "sessions/session_reader.h"
 #include "sessions/session_store.h"
 #include "views/about_box.h"
@@ -741,19 +742,21 @@ int MainWindow::queueRuns(const std::vector<ScriptedRun>& runs) {
 int MainWindow::loadSessionRuns() {
   if (!m_session->isOpen()) return 0;
   int loaded = 0;
-  QStringList damaged;  // one damaged run must not hide the others
   try {
     const sessions::SessionReader reader(*m_session->store());
     const std::vector<sessions::RunSummary> runs = reader.listRuns();
-    for (const sessions::RunSummary& run : runs) {
-      try {
-        m_traces->setTrace(loadRunTrace(reader, run.id));
-        ++loaded;
-      } catch (const Error& error) {
-        damaged << QString::fromUtf8(error.what());
+    // One damaged run must not hide the others.
+    const std::vector<sessions::UnreadableRun> unreadable = sessions::readEachRun(
+        runs, [&](const sessions::RunSummary& run) { return loadRunTrace(reader, run.id); },
+        [&](const sessions::RunSummary&, RunTrace trace) {
+          m_traces->setTrace(std::move(trace));
+          ++loaded;
+        });
+    if (!unreadable.empty()) {
+      QStringList damaged;
+      for (const sessions::UnreadableRun& run : unreadable) {
+        damaged << QString::fromStdString(run.error);
       }
-    }
-    if (!damaged.isEmpty()) {
       showError(tr("Some runs cannot be read"),
                 tr("%1 of %2 runs shown; cannot read: %3")
                     .arg(loaded)
