@@ -1,7 +1,7 @@
 // studio-cli sweep for reproducing the paper (issue 26) on a tiny model: the lr selected on a
 // validation split before the test seeds run (App. 11), every run as a JSON line
 // (--log-samples, export --samples), the No-RoPE ablation (--no-rope) and run --json's
-// Prop. 3.1 direction.
+// Prop. 3.1 direction, and a resumed sweep over a run that cannot be read.
 
 #include <catch2/catch.hpp>
 
@@ -10,6 +10,8 @@
 #include <fstream>
 #include <set>
 
+#include "sessions/session_store.h"
+#include "sessions/sqlite_database.h"
 #include "support/run_cli.h"
 #include "support/temp_dir.h"
 #include "support/tiny_model_folder.h"
@@ -180,6 +182,40 @@ TEST_CASE(
                                    plain_dir.file("runs.sqlite") + "' --stage validation");
   CHECK(no_selection.exit_code == 2);
   CHECK(no_selection.err.find("--stage") != std::string::npos);
+}
+
+TEST_CASE("cli sweep resumed over a damaged run: skipped, named, left out of the summary and log",
+          "[cli][sweep_paper]") {
+  TinyModelFolder model("sweep-damaged");
+  TempDir dir("sweep-damaged");
+  const std::string config = writeSweepConfig(dir, model.path(), json::object());
+  const std::string session = dir.file("runs.sqlite");
+  const auto first = runCli("sweep --config '" + config + "' --session '" + session + "' --json");
+  INFO(first.err);
+  REQUIRE(first.exit_code == 0);
+  REQUIRE(json::parse(first.out)["summary"].size() == 2);  // in_context and qttt
+  {
+    studio::sessions::SessionStore store(session);
+    store.withDatabase([](studio::sessions::SqliteDatabase& db) {
+      db.exec("UPDATE runs SET spec_json = json_set(spec_json, '$.method', 5) WHERE id = 1");
+      return 0;
+    });
+  }
+  const std::string samples = dir.file("samples.jsonl");
+  const auto again = runCli("sweep --config '" + config + "' --session '" + session +
+                            "' --log-samples '" + samples + "' --json");
+  INFO(again.err);
+  REQUIRE(again.exit_code == 0);
+  const json out = json::parse(again.out);
+  CHECK(out["ran"] == 0);  // the damaged run's cell is still in the session: not run again
+  CHECK(out["skipped"] == 2);
+  CHECK(again.err.find("cannot read run 1, left out: ") != std::string::npos);
+  CHECK(again.err.find("runs[1].spec_json: run_spec.method") != std::string::npos);
+  REQUIRE(out["summary"].size() == 1);
+  CHECK(out["summary"][0]["method"] == "qttt");
+  const std::vector<json> lines = sampleLogLines(samples);
+  REQUIRE(lines.size() == 1);
+  CHECK(lines[0]["label"] == "qttt");
 }
 
 TEST_CASE("cli sweep --no-rope and run --no-rope: the ablation as a run option", "[cli][rope]") {
