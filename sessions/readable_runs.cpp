@@ -1,6 +1,5 @@
 #include "sessions/readable_runs.h"
 
-
 namespace studio::sessions {
 
 std::string unreadableRunsReport(const std::vector<UnreadableRun>& unreadable) {

@@ -123,7 +123,7 @@ void runSessionExport(const SessionExportOptions& options) {
     throwArgument("--format", "--samples writes JSON lines");
   }
   const sessions::ExportSummary summary =
-      options.samples  ? sessions::writeSampleLog(store, runs, options.out)
+      options.samples   ? sessions::writeSampleLog(store, runs, options.out)
       : format == "csv" ? sessions::exportSessionCsv(store, runs, options.out)
                         : sessions::exportSessionJson(store, runs, options.out);
   // A run that cannot be read is left out of an export of all, and said here (the JSON also
@@ -136,8 +136,8 @@ void runSessionExport(const SessionExportOptions& options) {
   if (options.samples) {
     std::cout << " of " << options.session << " as JSON lines:\n";
   } else {
-    std::cout << " and " << summary.events << " event(s) of " << options.session << " as "
-              << format << ":\n";
+    std::cout << " and " << summary.events << " event(s) of " << options.session << " as " << format
+              << ":\n";
   }
   for (const std::string& file : summary.files) std::cout << "  " << file << "\n";
 }

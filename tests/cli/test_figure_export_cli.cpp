@@ -17,9 +17,8 @@
 #include <sstream>
 #include <string>
 
-#include "sessions/session_store.h"
-#include "sessions/sqlite_database.h"
 #include "support/run_cli.h"
+#include "support/session_damage.h"
 #include "support/temp_dir.h"
 #include "support/test_paths.h"
 #include "support/tiny_model_folder.h"
@@ -307,18 +306,12 @@ TEST_CASE("a figure over several runs leaves out another run that cannot be read
       std::string(studio::test_paths::kSourceDir) + "/resources/documents/demo-tx-log.json";
   for (int seed = 1; seed <= 3; ++seed) {
     const auto run = runCli("run --model " + model.path() + " --item " + item +
-                            " --method in_context --max-tokens 2 --seed " +
-                            std::to_string(seed) + " --session " + session);
+                            " --method in_context --max-tokens 2 --seed " + std::to_string(seed) +
+                            " --session " + session);
     INFO(run.err);
     REQUIRE(run.exit_code == 0);
   }
-  {
-    studio::sessions::SessionStore store(session);
-    store.withDatabase([](studio::sessions::SqliteDatabase& db) {
-      db.exec("UPDATE runs SET spec_json = json_set(spec_json, '$.method', 5) WHERE id = 2");
-      return 0;
-    });
-  }
+  studio::test::makeRunUnreadable(session, 2);
   const std::string caption = dir.file("caption.txt");
   auto run = runCli("export --session " + session + " --run 1 --figure accuracy --out " +
                     dir.file("accuracy.svg") + " --caption-file " + caption);

@@ -10,9 +10,8 @@
 #include <fstream>
 #include <set>
 
-#include "sessions/session_store.h"
-#include "sessions/sqlite_database.h"
 #include "support/run_cli.h"
+#include "support/session_damage.h"
 #include "support/temp_dir.h"
 #include "support/tiny_model_folder.h"
 
@@ -194,13 +193,7 @@ TEST_CASE("cli sweep resumed over a damaged run: skipped, named, left out of the
   INFO(first.err);
   REQUIRE(first.exit_code == 0);
   REQUIRE(json::parse(first.out)["summary"].size() == 2);  // in_context and qttt
-  {
-    studio::sessions::SessionStore store(session);
-    store.withDatabase([](studio::sessions::SqliteDatabase& db) {
-      db.exec("UPDATE runs SET spec_json = json_set(spec_json, '$.method', 5) WHERE id = 1");
-      return 0;
-    });
-  }
+  studio::test::makeRunUnreadable(session, 1);
   const std::string samples = dir.file("samples.jsonl");
   const auto again = runCli("sweep --config '" + config + "' --session '" + session +
                             "' --log-samples '" + samples + "' --json");

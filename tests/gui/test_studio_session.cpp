@@ -6,8 +6,6 @@
 
 #include <catch2/catch.hpp>
 
-#include <sqlite3.h>
-
 #include <QComboBox>
 #include <QLabel>
 #include <QSignalSpy>
@@ -27,13 +25,14 @@
 #include "sessions/session_reader.h"
 #include "sessions/session_store.h"
 #include "support/run_cli.h"
+#include "support/session_damage.h"
 #include "support/test_paths.h"
 #include "support/tiny_model_folder.h"
 #include "views/document_colouring.h"
 #include "views/figure_view.h"
 #include "views/main_window.h"
-#include "views/run_controller.h"
 #include "views/routing_panel.h"
+#include "views/run_controller.h"
 #include "views/run_traces.h"
 #include "views/studio_session.h"
 
@@ -79,15 +78,6 @@ void recordRuns(const std::string& model, const std::string& item, const std::st
 }
 
 // Damages `session` with the statements `sql`; the number of rows the last one changed.
-int damageSession(const std::string& session, const char* sql) {
-  sqlite3* db = nullptr;
-  REQUIRE(sqlite3_open(session.c_str(), &db) == SQLITE_OK);
-  REQUIRE(sqlite3_exec(db, sql, nullptr, nullptr, nullptr) == SQLITE_OK);
-  const int changed = sqlite3_changes(db);
-  sqlite3_close(db);
-  return changed;
-}
-
 // Per kind, the number of events of the session's run `run_id`.
 std::map<std::string, std::int64_t> eventCounts(const std::string& session, std::int64_t run_id) {
   sessions::OpenOptions read_only;
@@ -265,11 +255,11 @@ TEST_CASE("a session with damaged artifacts opens: each view names the damaged f
   const std::string session = dir.filePath(QStringLiteral("damaged.sqlite")).toStdString();
   recordRuns(model.path(), item, session, 1);
   // A wrongly typed field in each artifact the views read: these used to abort the studio.
-  CHECK(damageSession(session,
-                      "UPDATE artifacts SET meta_json = json_set(meta_json, '$.layer', 'x') "
-                      "WHERE name = 'cache_read';"
-                      "UPDATE artifacts SET meta_json = json_set(meta_json, '$.phase', 3) "
-                      "WHERE name = 'answer_attention';") > 0);
+  CHECK(test::damageSession(session,
+                            "UPDATE artifacts SET meta_json = json_set(meta_json, '$.layer', 'x') "
+                            "WHERE name = 'cache_read';"
+                            "UPDATE artifacts SET meta_json = json_set(meta_json, '$.phase', 3) "
+                            "WHERE name = 'answer_attention';") > 0);
 
   MainWindow window(isolatedWindow());
   QSignalSpy loaded(&window, &MainWindow::documentLoaded);
@@ -301,8 +291,7 @@ TEST_CASE("a session with one unreadable run opens with the others, the damaged 
   const std::string item = writeItem(dir);
   const std::string session = dir.filePath(QStringLiteral("two.sqlite")).toStdString();
   recordRuns(model.path(), item, session, 2);
-  CHECK(damageSession(session,
-                      "UPDATE runs SET spec_json = json_set(spec_json, '$.method', 5) WHERE id = 1;") == 1);
+  test::makeRunUnreadable(session, 1);
 
   MainWindow window(isolatedWindow());
   REQUIRE(window.openSession(QString::fromStdString(session)));

@@ -14,7 +14,7 @@
 #include "sessions/session_export.h"
 #include "sessions/session_reader.h"
 #include "sessions/session_store.h"
-#include "sessions/sqlite_database.h"
+#include "support/session_damage.h"
 #include "support/test_paths.h"
 
 using namespace studio;
@@ -42,11 +42,7 @@ std::string makeSmallSession(const TempDir& dir) {
 // makeSmallSession with run 1's spec_json changed by hand so that it no longer reads as a spec.
 std::string makeSessionWithDamagedRun(const TempDir& dir) {
   const std::string path = makeSmallSession(dir);
-  SessionStore store(path);
-  store.withDatabase([](SqliteDatabase& db) {
-    db.exec("UPDATE runs SET spec_json = json_set(spec_json, '$.method', 5) WHERE id = 1");
-    return 0;
-  });
+  studio::test::makeRunUnreadable(path, 1);
   return path;
 }
 
@@ -304,8 +300,7 @@ TEST_CASE("studio-cli export --all exports the readable runs and says which it l
   const std::string session = makeSessionWithDamagedRun(dir);
   std::string output;
   const std::string json_out = dir.file("out.json");
-  REQUIRE(runCli("export --session '" + session + "' --all --out '" + json_out + "'", output) ==
-          0);
+  REQUIRE(runCli("export --session '" + session + "' --all --out '" + json_out + "'", output) == 0);
   CHECK_THAT(output, Catch::Contains("cannot read run 1, left out: ") &&
                          Catch::Contains("runs[1].spec_json") &&
                          Catch::Contains("exported 1 run(s) (1 left out: cannot be read)"));

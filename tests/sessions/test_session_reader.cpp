@@ -141,8 +141,8 @@ TEST_CASE("readEachRun sets aside a run whose read fails and lets the use's erro
     return run.id * 10;
   };
   std::vector<std::int64_t> used;
-  const std::vector<UnreadableRun> unreadable =
-      readEachRun(runs, read, [&](const RunSummary&, std::int64_t value) { used.push_back(value); });
+  const std::vector<UnreadableRun> unreadable = readEachRun(
+      runs, read, [&](const RunSummary&, std::int64_t value) { used.push_back(value); });
   CHECK(used == std::vector<std::int64_t>{10, 30});
   REQUIRE(unreadable.size() == 2);
   CHECK(unreadable[0].id == 2);
