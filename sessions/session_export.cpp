@@ -220,8 +220,8 @@ ExportSummary exportSessionJson(const SessionStore& store, RunSelection runs,
   // Each run is read whole before any of it is written: one that cannot be read leaves no trace.
   const auto read_run = [&](const RunSummary& run) {
     std::size_t events = 0;
-    std::string text = dumpJson(runToJson(reader, run, events));
-    return std::make_pair(std::move(text), events);
+    std::string run_text = dumpJson(runToJson(reader, run, events));
+    return std::make_pair(std::move(run_text), events);
   };
   const auto write_run = [&](const RunSummary&, const std::pair<std::string, std::size_t>& run) {
     out << (summary.runs++ ? "," : "") << run.first;

@@ -122,6 +122,7 @@ TEST_CASE("the JSON export holds runs with specs, results and every event", "[se
   const nlohmann::json json = nlohmann::json::parse(readBytes(out));
   CHECK(json["format"] == "ttt-studio-session-export");
   REQUIRE(json["runs"].size() == 2);
+  CHECK(json["unreadable_runs"] == nlohmann::json::array());  // present, and empty
   const nlohmann::json& run = json["runs"][0];
   CHECK(run["method"] == "qttt");
   CHECK(run["status"] == "completed");
