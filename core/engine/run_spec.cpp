@@ -43,6 +43,42 @@ void read(const json& in, const char* key, T& out) {
   }
 }
 
+// The task_meta keys the studio writes and reads back (sweeps, the learning-rate selection, sample
+// logs); the rest of task_meta is the task's own and is kept as it is.
+struct TypedKey {
+  const char* name;
+  bool (json::*is)() const noexcept;
+  const char* expected;
+};
+constexpr TypedKey kTaskMetaKeys[] = {
+    {"item_id", &json::is_string, "a string"},
+    {"sweep_key", &json::is_string, "a string"},
+    {"sweep_label", &json::is_string, "a string"},
+    {"sweep_length", &json::is_number_integer, "an integer"},
+    {"lr_validation_of", &json::is_string, "a string"},
+    {"selected_lr", &json::is_number, "a number"},
+};
+
+json taskMetaFromJson(const json& meta) {
+  if (!meta.is_object()) throwArgument("run_spec.task_meta", "expected a JSON object");
+  for (const TypedKey& key : kTaskMetaKeys) {
+    if (meta.contains(key.name) && !(meta[key.name].*key.is)()) {
+      throwArgument(std::string("run_spec.task_meta.") + key.name,
+                    std::string("expected ") + key.expected + ", got " + meta[key.name].dump());
+    }
+  }
+  return meta;
+}
+
+json paramsFromJson(const json& params) {
+  if (!params.is_object()) throwArgument("run_spec.params", "expected a JSON object");
+  // Every method's learning rate is a number; a sweep selects among them by value.
+  if (params.contains("lr") && !params["lr"].is_number()) {
+    throwArgument("run_spec.params.lr", "expected a number, got " + params["lr"].dump());
+  }
+  return params;
+}
+
 }  // namespace
 
 json RunSpec::toJson() const {
@@ -90,12 +126,14 @@ RunSpec RunSpec::fromJson(const json& in) {
     throwArgument("run_spec.chat", "must be \"model\" or \"none\", got \"" + spec.chat + "\"");
   }
   read(in, "rope", spec.rope);
-  if (in.contains("task_meta") && in["task_meta"].is_object()) spec.task_meta = in["task_meta"];
-  if (in.contains("params") && !in["params"].is_null()) {
-    if (!in["params"].is_object()) throwArgument("run_spec.params", "expected a JSON object");
-    spec.params = in["params"];
+  if (in.contains("task_meta") && !in["task_meta"].is_null()) {
+    spec.task_meta = taskMetaFromJson(in["task_meta"]);
   }
-  if (in.contains("budget_flops") && in["budget_flops"].is_number()) {
+  if (in.contains("params") && !in["params"].is_null()) spec.params = paramsFromJson(in["params"]);
+  if (in.contains("budget_flops") && !in["budget_flops"].is_null()) {
+    if (!in["budget_flops"].is_number()) {
+      throwArgument("run_spec.budget_flops", "expected a number, got " + in["budget_flops"].dump());
+    }
     spec.budget_flops = in["budget_flops"].get<double>();
   }
   spec.target_chars = spansFromJson(in.value("target_chars", json()), "run_spec.target_chars");
