@@ -65,36 +65,56 @@ struct Tally {
   double seconds = 0;
 };
 
+// What one sweep call says on stderr about the damaged runs it left out: the validation trials,
+// the sample log and the summary each read the session, and a damaged run is named once. The
+// error names the session file, so the same run of another file (--validation-session) is not
+// taken for it.
+class LeftOutRuns {
+ public:
+  void say(const std::vector<sessions::UnreadableRun>& unreadable) {
+    std::vector<sessions::UnreadableRun> fresh;
+    for (const sessions::UnreadableRun& run : unreadable) {
+      if (m_said.insert(run.error).second) fresh.push_back(run);
+    }
+    std::cerr << sessions::unreadableRunsReport(fresh);
+  }
+
+ private:
+  std::set<std::string> m_said;
+};
+
 // The completed runs of the session and their specs, calling use(run, spec) for each; a run whose
-// spec cannot be read is left out and said on stderr.
+// spec cannot be read is left out and said through `left_out`.
 template <class Use>
-void forEachCompletedSpec(const sessions::SessionStore& store, const Use& use) {
+void forEachCompletedSpec(const sessions::SessionStore& store, LeftOutRuns& left_out,
+                          const Use& use) {
   const sessions::SessionReader reader(store);
   std::vector<sessions::RunSummary> completed;
   for (const sessions::RunSummary& run : reader.listRuns()) {
     if (run.status == engine::RunStatus::Completed) completed.push_back(run);
   }
   const auto read = [&](const sessions::RunSummary& run) { return reader.loadSpec(run.id); };
-  std::cerr << sessions::unreadableRunsReport(sessions::readEachRun(completed, read, use));
+  left_out.say(sessions::readEachRun(completed, read, use));
 }
 
 // Accuracy and mean target mass per (task, method label, length), over every completed sweep run
 // of the session (this call's and earlier ones').
-nlohmann::json summarize(const sessions::SessionStore& store) {
+nlohmann::json summarize(const sessions::SessionStore& store, LeftOutRuns& left_out) {
   std::map<std::tuple<std::string, std::string, std::int64_t>, Tally> tallies;
-  forEachCompletedSpec(store, [&](const sessions::RunSummary& run, const engine::RunSpec& spec) {
-    if (!spec.task_meta.contains("sweep_key")) return;
-    Tally& t = tallies[{spec.task, spec.task_meta.value("sweep_label", spec.method),
-                        spec.task_meta.value("sweep_length", std::int64_t{0})}];
-    ++t.runs;
-    t.correct += run.correct.value_or(false) ? 1 : 0;
-    if (run.target_mass) {
-      t.mass += *run.target_mass;
-      ++t.mass_runs;
-    }
-    t.flops += run.flops_prefill + run.flops_extra;
-    t.seconds += run.wall_seconds;
-  });
+  forEachCompletedSpec(
+      store, left_out, [&](const sessions::RunSummary& run, const engine::RunSpec& spec) {
+        if (!spec.task_meta.contains("sweep_key")) return;
+        Tally& t = tallies[{spec.task, spec.task_meta.value("sweep_label", spec.method),
+                            spec.task_meta.value("sweep_length", std::int64_t{0})}];
+        ++t.runs;
+        t.correct += run.correct.value_or(false) ? 1 : 0;
+        if (run.target_mass) {
+          t.mass += *run.target_mass;
+          ++t.mass_runs;
+        }
+        t.flops += run.flops_prefill + run.flops_extra;
+        t.seconds += run.wall_seconds;
+      });
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& [key, t] : tallies) {
     const analysis::ProportionInterval ci = analysis::wilsonInterval(t.correct, t.runs);
@@ -235,15 +255,16 @@ class CellRunner {
 
 // The completed validation runs of the method labelled `label` (this call's and earlier ones').
 std::vector<engine::LrTrial> validationTrials(const sessions::SessionStore& store,
-                                              const std::string& label) {
+                                              const std::string& label, LeftOutRuns& left_out) {
   std::vector<engine::LrTrial> trials;
-  forEachCompletedSpec(store, [&](const sessions::RunSummary& run, const engine::RunSpec& spec) {
-    if (spec.task_meta.value("lr_validation_of", "") != label || !spec.params.contains("lr")) {
-      return;
-    }
-    trials.push_back(
-        {spec.task, spec.params["lr"].get<double>(), run.correct.value_or(false), run.target_mass});
-  });
+  forEachCompletedSpec(
+      store, left_out, [&](const sessions::RunSummary& run, const engine::RunSpec& spec) {
+        if (spec.task_meta.value("lr_validation_of", "") != label || !spec.params.contains("lr")) {
+          return;
+        }
+        trials.push_back({spec.task, spec.params["lr"].get<double>(), run.correct.value_or(false),
+                          run.target_mass});
+      });
   return trials;
 }
 
@@ -338,6 +359,7 @@ void runSweep(const SweepOptions& options) {
   }
   sessions::SessionWriter writer(store);
   CellRunner runner(store, writer, progressStyleOf(options.progress));
+  LeftOutRuns left_out;
   std::vector<engine::LrChoice> lr_choices;
   if (config.lr_selection) {
     // The validation split first: its runs are sweep cells too (resumable, in the summary).
@@ -367,7 +389,8 @@ void runSweep(const SweepOptions& options) {
                        "every shard and merge their sessions first");
       }
       lr_choices = engine::selectLearningRates(
-          config.lr_selection->lrs, validationTrials(trials_store, config.lr_selection->label));
+          config.lr_selection->lrs,
+          validationTrials(trials_store, config.lr_selection->label, left_out));
       for (const engine::LrChoice& choice : lr_choices) {
         config.selected_lrs[choice.task] = choice.lr;
       }
@@ -383,10 +406,10 @@ void runSweep(const SweepOptions& options) {
   if (!options.log_samples.empty()) {
     const sessions::ExportSummary samples =
         sessions::writeSampleLog(store, {}, options.log_samples);
-    std::cerr << sessions::unreadableRunsReport(samples.unreadable) << "sweep: " << samples.runs
-              << " run(s) written to " << options.log_samples << "\n";
+    left_out.say(samples.unreadable);
+    std::cerr << "sweep: " << samples.runs << " run(s) written to " << options.log_samples << "\n";
   }
-  const nlohmann::json rows = summarize(store);
+  const nlohmann::json rows = summarize(store, left_out);
   if (options.json) {
     nlohmann::json out = {
         {"ran", ran}, {"skipped", skipped}, {"failed", failed}, {"summary", rows}};
