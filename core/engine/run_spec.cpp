@@ -81,6 +81,12 @@ json paramsFromJson(const json& params) {
 
 }  // namespace
 
+json taskMetaOfItem(const json& item_meta) {
+  json meta = item_meta.is_object() ? item_meta : json::object();
+  for (const TypedKey& key : kTaskMetaKeys) meta.erase(key.name);
+  return meta;
+}
+
 json RunSpec::toJson() const {
   json out = {{"model_path", model_path},
               {"device", device},

@@ -58,4 +58,10 @@ struct RunSpec {
   static RunSpec fromJson(const nlohmann::json& json);
 };
 
+// A task item's own meta as a run's task_meta: without the keys the studio writes and reads back
+// (item_id, sweep_key, sweep_label, sweep_length, lr_validation_of, selected_lr), so that an item
+// file's meta can neither pass a run off as a sweep cell or a validation trial nor give those keys
+// a type fromJson would refuse.
+nlohmann::json taskMetaOfItem(const nlohmann::json& item_meta);
+
 }  // namespace studio::engine

@@ -248,7 +248,7 @@ RunSpec specFromItem(const task::TaskItem& item) {
   spec.reference_answers = item.answers;
   spec.scorer = item.scorer;
   spec.task = item.task;
-  spec.task_meta = item.meta;
+  spec.task_meta = taskMetaOfItem(item.meta);
   spec.task_meta["item_id"] = item.id;
   spec.max_answer_tokens = std::max(spec.max_answer_tokens, answerRoom(item));
   return spec;

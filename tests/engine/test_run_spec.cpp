@@ -8,6 +8,7 @@
 
 #include "core/common/error.h"
 #include "core/engine/run_spec.h"
+#include "core/engine/sweep_plan.h"
 
 using namespace studio;
 using nlohmann::json;
@@ -73,4 +74,20 @@ TEST_CASE("run spec: absent and null optional fields read as their defaults",
   CHECK(back.params == json::object());
   CHECK_FALSE(back.budget_flops);
   CHECK(engine::RunSpec::fromJson(json{{"method", "in_context"}}).task_meta == json::object());
+}
+
+TEST_CASE("run spec: an item file's meta cannot set the keys the studio reads back",
+          "[engine][run_spec]") {
+  task::TaskItem item;
+  item.task = "file";
+  item.id = "q-12";
+  item.context = "The vault code is QX7.";
+  item.question = "The code?";
+  item.meta = {{"sweep_key", "needle|qttt|4096"}, {"sweep_length", "long"}, {"lr_validation_of", 3},
+               {"selected_lr", "high"},           {"item_id", 99},          {"depth", 0.25}};
+  const engine::RunSpec spec = engine::specFromItem(item);
+  // Not passed off as a sweep cell or a validation trial; the item's own key is kept.
+  CHECK(spec.task_meta == json{{"item_id", "q-12"}, {"depth", 0.25}});
+  CHECK(engine::RunSpec::fromJson(spec.toJson()).task_meta == spec.task_meta);
+  CHECK(engine::taskMetaOfItem(json::array()) == json::object());
 }
