@@ -341,12 +341,9 @@ std::map<std::string, std::vector<LengthGroup>> groupByMethodAndLength(
     const DilutionPoint point = dilutionPoint(*run);
     if (!(point.context > 0)) continue;
     const auto& meta = run->spec.task_meta;
-    const double key = meta.contains("sweep_length") && meta.at("sweep_length").is_number()
-                           ? meta.at("sweep_length").get<double>()
-                           : point.context;
-    const std::string method = meta.contains("sweep_label") && meta.at("sweep_label").is_string()
-                                   ? meta.at("sweep_label").get<std::string>()
-                                   : run->spec.method;
+    // RunSpec::fromJson and taskMetaOfItem keep these keys' types (run_spec.h).
+    const double key = meta.value("sweep_length", point.context);
+    const std::string method = meta.value("sweep_label", run->spec.method);
     const std::string label = several_tasks ? run->spec.task + ": " + method : method;
     task_of[label] = run->spec.task;
     Sums& s = sums[label][key];

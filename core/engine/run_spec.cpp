@@ -82,7 +82,7 @@ json paramsFromJson(const json& params) {
 }  // namespace
 
 json taskMetaOfItem(const json& item_meta) {
-  json meta = item_meta.is_object() ? item_meta : json::object();
+  json meta = item_meta;  // an object: TaskItem::meta
   for (const TypedKey& key : kTaskMetaKeys) meta.erase(key.name);
   return meta;
 }
@@ -137,10 +137,7 @@ RunSpec RunSpec::fromJson(const json& in) {
   }
   if (in.contains("params") && !in["params"].is_null()) spec.params = paramsFromJson(in["params"]);
   if (in.contains("budget_flops") && !in["budget_flops"].is_null()) {
-    if (!in["budget_flops"].is_number()) {
-      throwArgument("run_spec.budget_flops", "expected a number, got " + in["budget_flops"].dump());
-    }
-    spec.budget_flops = in["budget_flops"].get<double>();
+    read(in, "budget_flops", spec.budget_flops.emplace());
   }
   spec.target_chars = spansFromJson(in.value("target_chars", json()), "run_spec.target_chars");
   spec.target_tokens = spansFromJson(in.value("target_tokens", json()), "run_spec.target_tokens");
