@@ -1,6 +1,9 @@
 #include "core/engine/run_spec.h"
 
+#include <type_traits>
+
 #include "core/common/error.h"
+#include "core/common/json_exact.h"
 
 namespace studio::engine {
 
@@ -33,14 +36,30 @@ std::vector<Span> spansFromJson(const json& value, const std::string& field) {
   return spans;
 }
 
+// What a field of type T must hold, for the error.
+template <typename T>
+constexpr const char* expectedOf() {
+  if constexpr (std::is_same_v<T, bool>) {
+    return "true or false";
+  } else if constexpr (std::is_integral_v<T> && std::is_unsigned_v<T>) {
+    return "a non-negative integer";
+  } else if constexpr (std::is_integral_v<T>) {
+    return "an integer";
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return "a number";
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    return "a string";
+  } else {
+    static_assert(std::is_same_v<T, std::vector<std::string>>);
+    return "an array of strings";
+  }
+}
+
+// in[key] into `out`; absent or null keeps out's default.
 template <typename T>
 void read(const json& in, const char* key, T& out) {
   if (!in.contains(key) || in[key].is_null()) return;
-  try {
-    out = in[key].get<T>();
-  } catch (const json::exception& error) {
-    throwArgument(std::string("run_spec.") + key, error.what());
-  }
+  out = jsonAs<T>(in[key], std::string("run_spec.") + key, expectedOf<T>());
 }
 
 // The task_meta keys the studio writes and reads back (sweeps, the learning-rate selection, sample

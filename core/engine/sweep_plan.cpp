@@ -1,10 +1,9 @@
 #include "core/engine/sweep_plan.h"
 
 #include <algorithm>
-#include <limits>
-#include <type_traits>
 
 #include "core/common/error.h"
+#include "core/common/json_exact.h"
 #include "core/engine/method.h"
 
 namespace studio::engine {
@@ -20,58 +19,14 @@ const json& require(const json& object, const char* key, const std::string& fiel
   return object.at(key);
 }
 
-// Whether `value` is what T reads without a conversion. nlohmann would truncate 1.5 to 1, wrap -1
-// into an unsigned and cast 1e109 to an integer (undefined): integers are asked to be integers in
-// range.
-template <typename T>
-bool holdsExactly(const json& value) {
-  if constexpr (std::is_same_v<T, bool>) {
-    return value.is_boolean();
-  } else if constexpr (std::is_integral_v<T> && std::is_unsigned_v<T>) {
-    return value.is_number_unsigned() &&
-           value.get<std::uint64_t>() <= std::numeric_limits<T>::max();
-  } else if constexpr (std::is_integral_v<T>) {
-    return value.is_number_integer() &&
-           !(value.is_number_unsigned() &&
-             value.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<T>::max()));
-  } else {
-    return true;
-  }
-}
-
-template <typename T>
-struct VectorElement {
-  using type = void;
-};
-template <typename E>
-struct VectorElement<std::vector<E>> {
-  using type = E;
-};
-
-template <typename T>
-T as(const json& value, const std::string& field, const char* expected) {
-  using Element = typename VectorElement<T>::type;
-  bool exact = true;
-  if constexpr (std::is_void_v<Element>) {
-    exact = holdsExactly<T>(value);
-  } else if (value.is_array()) {
-    for (const json& element : value) exact = exact && holdsExactly<Element>(element);
-  }
-  try {
-    if (exact) return value.get<T>();
-  } catch (const json::exception&) {
-  }
-  throwArgument(field, std::string("expected ") + expected + ", got " + value.dump());
-}
-
 LrSelection lrSelectionFromJson(const json& in, const SweepConfig& config,
                                 const std::string& root) {
   const std::string field = root + ".lr_selection";
   const json& selection = in.at("lr_selection");
   if (!selection.is_object()) throwArgument(field, "must be an object");
   LrSelection out;
-  out.label = as<std::string>(require(selection, "method", field), field + ".method",
-                              "a method entry's label");
+  out.label = jsonAs<std::string>(require(selection, "method", field), field + ".method",
+                                  "a method entry's label");
   if (!config.rope) out.label += "+no_rope";  // as the entries' labels
   const auto method = std::find_if(config.methods.begin(), config.methods.end(),
                                    [&](const SweepMethod& m) { return m.label == out.label; });
@@ -84,8 +39,8 @@ LrSelection lrSelectionFromJson(const json& in, const SweepConfig& config,
                    [](const ParamSpec& p) { return p.name == "lr"; })) {
     throwArgument(field + ".method", "'" + method->method + "' has no lr parameter");
   }
-  out.lrs = as<std::vector<double>>(require(selection, "lrs", field), field + ".lrs",
-                                    "an array of learning rates");
+  out.lrs = jsonAs<std::vector<double>>(require(selection, "lrs", field), field + ".lrs",
+                                        "an array of learning rates");
   if (out.lrs.empty()) throwArgument(field + ".lrs", "needs at least one learning rate");
   for (const double lr : out.lrs) {
     try {
@@ -94,7 +49,7 @@ LrSelection lrSelectionFromJson(const json& in, const SweepConfig& config,
       throwArgument(field + ".lrs", error.detail());
     }
   }
-  out.validation_seeds = as<std::vector<std::uint64_t>>(
+  out.validation_seeds = jsonAs<std::vector<std::uint64_t>>(
       require(selection, "validation_seeds", field), field + ".validation_seeds",
       "an array of non-negative integers");
   if (out.validation_seeds.empty()) {
@@ -125,18 +80,20 @@ SweepConfig SweepConfig::fromJson(const json& in) {
   const std::string root = "sweep";
   if (!in.is_object()) throwArgument(root, "the sweep configuration must be a JSON object");
   SweepConfig config;
-  config.model = as<std::string>(require(in, "model", root), root + ".model", "a folder path");
-  config.device = as<std::string>(in.value("device", json("cpu")), root + ".device", "a string");
-  config.dtype = as<std::string>(in.value("dtype", json("")), root + ".dtype", "a string");
-  config.max_answer_tokens = as<std::int64_t>(in.value("max_answer_tokens", json(kPaperAnswerTokens)),
-                                              root + ".max_answer_tokens", "an integer");
-  config.budget_think_tokens = as<std::int64_t>(in.value("budget_think_tokens", json(0)),
-                                                root + ".budget_think_tokens", "an integer");
+  config.model = jsonAs<std::string>(require(in, "model", root), root + ".model", "a folder path");
+  config.device =
+      jsonAs<std::string>(in.value("device", json("cpu")), root + ".device", "a string");
+  config.dtype = jsonAs<std::string>(in.value("dtype", json("")), root + ".dtype", "a string");
+  config.max_answer_tokens =
+      jsonAs<std::int64_t>(in.value("max_answer_tokens", json(kPaperAnswerTokens)),
+                           root + ".max_answer_tokens", "an integer");
+  config.budget_think_tokens = jsonAs<std::int64_t>(in.value("budget_think_tokens", json(0)),
+                                                    root + ".budget_think_tokens", "an integer");
   if (config.budget_think_tokens < 0) throwArgument(root + ".budget_think_tokens", "must be >= 0");
-  config.rope = as<bool>(in.value("rope", json(true)), root + ".rope", "true or false");
+  config.rope = jsonAs<bool>(in.value("rope", json(true)), root + ".rope", "true or false");
   if (in.contains("seeds")) {
-    config.seeds = as<std::vector<std::uint64_t>>(in.at("seeds"), root + ".seeds",
-                                                  "an array of non-negative integers");
+    config.seeds = jsonAs<std::vector<std::uint64_t>>(in.at("seeds"), root + ".seeds",
+                                                      "an array of non-negative integers");
   }
   if (config.seeds.empty()) throwArgument(root + ".seeds", "needs at least one seed");
 
@@ -145,19 +102,20 @@ SweepConfig SweepConfig::fromJson(const json& in) {
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     const std::string field = root + ".tasks[" + std::to_string(i) + "]";
     SweepTask task;
-    task.task = as<std::string>(require(tasks[i], "task", field), field + ".task", "a task name");
+    task.task =
+        jsonAs<std::string>(require(tasks[i], "task", field), field + ".task", "a task name");
     const task::TaskGenerator* generator = task::TaskRegistry::instance().generator(task.task);
     if (!generator) throwArgument(field + ".task", "no generator named '" + task.task + "'");
-    task.length_param = as<std::string>(require(tasks[i], "length_param", field),
-                                        field + ".length_param", "a parameter name");
+    task.length_param = jsonAs<std::string>(require(tasks[i], "length_param", field),
+                                            field + ".length_param", "a parameter name");
     bool known = false;
     for (const ParamSpec& spec : generator->params()) known = known || spec.name == task.length_param;
     if (!known) {
       throwArgument(field + ".length_param",
                     "'" + task.length_param + "' is not a parameter of " + task.task);
     }
-    task.lengths = as<std::vector<std::int64_t>>(require(tasks[i], "lengths", field),
-                                                 field + ".lengths", "an array of integers");
+    task.lengths = jsonAs<std::vector<std::int64_t>>(require(tasks[i], "lengths", field),
+                                                     field + ".lengths", "an array of integers");
     if (task.lengths.empty()) throwArgument(field + ".lengths", "needs at least one length");
     task.params = tasks[i].value("params", json::object());
     if (!task.params.is_object()) throwArgument(field + ".params", "must be an object");
@@ -171,13 +129,13 @@ SweepConfig SweepConfig::fromJson(const json& in) {
   for (std::size_t i = 0; i < methods.size(); ++i) {
     const std::string field = root + ".methods[" + std::to_string(i) + "]";
     SweepMethod method;
-    method.method = as<std::string>(require(methods[i], "method", field), field + ".method",
-                                    "a method name");
+    method.method = jsonAs<std::string>(require(methods[i], "method", field), field + ".method",
+                                        "a method name");
     if (!MethodRegistry::instance().find(method.method)) {
       MethodRegistry::instance().get(method.method);  // throws, listing the known methods
     }
-    method.label = as<std::string>(methods[i].value("label", json(method.method)), field + ".label",
-                                   "a string");
+    method.label = jsonAs<std::string>(methods[i].value("label", json(method.method)),
+                                       field + ".label", "a string");
     if (!config.rope) method.label += "+no_rope";
     method.params = methods[i].value("params", json::object());
     if (!method.params.is_object()) throwArgument(field + ".params", "must be an object");

@@ -6,6 +6,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
+#include <limits>
+
 #include "core/common/error.h"
 #include "core/engine/run_spec.h"
 #include "core/engine/sweep_plan.h"
@@ -59,7 +62,40 @@ TEST_CASE("run spec: a mistyped stored field is refused with its name", "[engine
   refused("/task_meta", json::array({1}), "run_spec.task_meta", "expected a JSON object");
   refused("/params/lr", "0.001", "run_spec.params.lr", "expected a number, got \"0.001\"");
   refused("/params", 3, "run_spec.params", "expected a JSON object");
-  refused("/budget_flops", "1e12", "run_spec.budget_flops", "must be number, but is string");
+  refused("/budget_flops", "1e12", "run_spec.budget_flops", "expected a number, got \"1e12\"");
+}
+
+TEST_CASE("run spec: a stored number is read only as what it is, never converted",
+          "[engine][run_spec]") {
+  const auto refused = [](const char* key, const json& value, const std::string& expected) {
+    json stored = sweepSpec().toJson();
+    stored[key] = value;
+    INFO(key << " = " << value.dump());
+    CHECK_THROWS_WITH(engine::RunSpec::fromJson(stored),
+                      Catch::Contains(std::string("run_spec.") + key) &&
+                          Catch::Contains("expected " + expected + ", got " + value.dump()));
+  };
+  // nlohmann's get<T>() would cast these to an integer: undefined behaviour, which UBSan reported
+  // (the run_spec fuzz harness's reproducers).
+  refused("seed", 1e300, "a non-negative integer");
+  refused("max_answer_tokens", -1e300, "an integer");
+  // ... and silently truncate, wrap or narrow these.
+  refused("max_answer_tokens", 2.7, "an integer");
+  refused("max_answer_tokens", std::numeric_limits<std::uint64_t>::max(), "an integer");
+  refused("seed", -1, "a non-negative integer");
+  refused("rope", 1, "true or false");
+  refused("question", 7, "a string");
+  refused("reference_answers", json::array({"QX7", 7}), "an array of strings");
+  refused("budget_flops", true, "a number");
+
+  json stored = sweepSpec().toJson();
+  stored["seed"] = std::numeric_limits<std::uint64_t>::max();
+  stored["max_answer_tokens"] = std::numeric_limits<std::int64_t>::max();
+  stored["budget_flops"] = 7;  // an integer is a number
+  const engine::RunSpec back = engine::RunSpec::fromJson(stored);
+  CHECK(back.seed == std::numeric_limits<std::uint64_t>::max());
+  CHECK(back.max_answer_tokens == std::numeric_limits<std::int64_t>::max());
+  CHECK(*back.budget_flops == 7.0);
 }
 
 TEST_CASE("run spec: absent and null optional fields read as their defaults",
