@@ -6,6 +6,7 @@
 
 #include "core/common/bounded_json.h"
 #include "core/common/error.h"
+#include "core/common/json_exact.h"
 
 namespace studio::train {
 
@@ -26,12 +27,12 @@ nlohmann::json CurvePoint::toJson() const {
 
 CurvePoint CurvePoint::fromJson(const nlohmann::json& json) {
   CurvePoint p;
-  p.step = json.at("step").get<std::int64_t>();
+  p.step = jsonAs<std::int64_t>(json.at("step"), "curve.step", "an integer");
   p.loss = json.at("loss").get<double>();
   p.answer_loss = json.at("answer_loss").get<double>();
   p.learning_rate = json.at("lr").get<double>();
   p.grad_norm = json.at("grad_norm").get<double>();
-  p.tokens = json.at("tokens").get<std::int64_t>();
+  p.tokens = jsonAs<std::int64_t>(json.at("tokens"), "curve.tokens", "an integer");
   p.seconds = json.at("seconds").get<double>();
   if (json.contains("metrics")) p.metrics = json.at("metrics").get<std::map<std::string, double>>();
   return p;
@@ -50,13 +51,15 @@ TrainingState TrainingState::fromJson(const nlohmann::json& json, const std::str
     if (!json.contains(key)) throwError(ErrorKind::Format, file, key, "is missing");
   }
   try {
-    state.step = json.at("step").get<std::int64_t>();
-    state.seed = json.at("seed").get<std::uint64_t>();
+    state.step = jsonAs<std::int64_t>(json.at("step"), "step", "an integer");
+    state.seed = jsonAs<std::uint64_t>(json.at("seed"), "seed", "a non-negative integer");
     state.seconds = json.at("seconds").get<double>();
     state.recipe = json.at("recipe");
     for (const auto& point : json.at("curve")) state.curve.push_back(CurvePoint::fromJson(point));
   } catch (const nlohmann::json::exception& error) {
     throwError(ErrorKind::Format, file, "", std::string("malformed: ") + error.what());
+  } catch (const Error& error) {  // a step or seed that is not an integer (json_exact.h)
+    throwError(ErrorKind::Format, file, error.field(), "malformed: " + error.detail());
   }
   return state;
 }
