@@ -2,11 +2,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <map>
 #include <set>
+#include <stdexcept>
 #include <tuple>
 
 #include "core/common/error.h"
+#include "core/common/json_exact.h"
 #include "core/task/regex.h"
 #include "plugins/task_tx_log/tx_log_format.h"
 
@@ -51,12 +54,20 @@ TxLogReport checkTxLog(std::string_view context) {
   try {
     const auto state = nlohmann::json::parse(lines[0].substr(kInitialStatePrefix.size()));
     std::int64_t sum = 0;
+    // Integers only: 1e300 would be cast (undefined behaviour), 5300.5 truncated.
+    const auto balance = [](const nlohmann::json& value, const std::string& key) {
+      if (!holdsExactly<std::int32_t>(value)) {
+        formatError(
+            0, "\"" + key + "\" in the initial state is not a 32-bit integer: " + value.dump());
+      }
+      return value.get<std::int64_t>();
+    };
     for (const auto& [key, value] : state.items()) {
       if (key == "total") {
-        report.initial_total = value.get<std::int64_t>();
+        report.initial_total = balance(value, key);
       } else if (key.rfind("account_", 0) == 0) {
-        accounts[key.substr(8)].current = value.get<std::int64_t>();
-        sum += value.get<std::int64_t>();
+        accounts[key.substr(8)].current = balance(value, key);
+        sum += accounts[key.substr(8)].current;
       } else {
         formatError(0, "unexpected key \"" + key + "\" in the initial state");
       }
@@ -75,8 +86,18 @@ TxLogReport checkTxLog(std::string_view context) {
   for (std::size_t i = 2; i < lines.size(); ++i) {
     const auto match = kLine.search(lines[i]);
     if (!match) formatError(i, "not a transfer line: " + std::string(lines[i]));
+    // 32-bit, as the initial balances: the checks' sums and differences then cannot overflow.
     const auto number = [&](std::size_t group) {
-      return std::stoll(std::string(match->group(group)));
+      const std::string digits(match->group(group));
+      std::int64_t value = INT64_MAX;
+      try {
+        value = std::stoll(digits);
+      } catch (const std::out_of_range&) {  // past 64 bits: refused below
+      }
+      if (value < INT32_MIN || value > INT32_MAX) {
+        formatError(i, "number " + digits + " is not a 32-bit integer");
+      }
+      return value;
     };
     const std::int64_t tx = number(1);
     const std::int64_t index = static_cast<std::int64_t>(i) - 2;

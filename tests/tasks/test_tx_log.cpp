@@ -164,4 +164,20 @@ TEST_CASE("tx_log checker: catches every kind of broken line", "[tasks]") {
       Error);
   CHECK_THROWS_WITH(plugins::checkTxLog(head + "garbage"), Catch::Contains("line 4"));
   CHECK_THROWS_WITH(plugins::checkTxLog("Transaction logs:\n"), Catch::Contains("Initial state"));
+  // Balances and amounts beyond 32 bits, or not integers, are refused rather than cast or
+  // overflowed.
+  CHECK_THROWS_WITH(plugins::checkTxLog("Initial state: {\"account_A\": 1e300, \"total\": 1}\n"
+                                        "Transaction logs:\n"),
+                    Catch::Contains("line 1") && Catch::Contains("\"account_A\"") &&
+                        Catch::Contains("not a 32-bit integer: 1e+300"));
+  CHECK_THROWS_WITH(plugins::checkTxLog("Initial state: {\"account_A\": 10.5, \"total\": 10}\n"
+                                        "Transaction logs:\n"),
+                    Catch::Contains("not a 32-bit integer: 10.5"));
+  CHECK_THROWS_WITH(
+      plugins::checkTxLog(head + "[TX002]: Transfer $99999999999999999999: A=900 \u2192 1, B=600 "
+                                 "\u2192 2"),
+      Catch::Contains("line 4") && Catch::Contains("99999999999999999999 is not a 32-bit integer"));
+  CHECK_THROWS_WITH(
+      plugins::checkTxLog(head + "[TX002]: Transfer $3000000000: A=900 \u2192 1, B=600 \u2192 2"),
+      Catch::Contains("3000000000 is not a 32-bit integer"));
 }
