@@ -79,6 +79,7 @@ std::vector<std::string> listCheckpoints(const std::string& out_dir) {
     if (name.rfind("checkpoint-", 0) != 0 || name.size() <= 11) continue;
     const std::string digits = name.substr(11);
     if (!std::all_of(digits.begin(), digits.end(), ::isdigit)) continue;  // skips *.tmp
+    if (digits.size() > 18) continue;  // past any step count: std::stoll would throw
     if (!fs::exists(entry.path() / kTrainerStateFile)) continue;
     found.emplace_back(std::stoll(digits), entry.path().string());
   }

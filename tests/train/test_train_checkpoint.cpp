@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <vector>
 
 #include "core/common/error.h"
 #include "core/train/train_checkpoint.h"
@@ -71,4 +72,14 @@ TEST_CASE("trainer state: a step, seed or curve count that is not an integer is 
   refused("/seed", 1e300, "seed");
   refused("/curve/0/step", -1e300, "curve.step");
   refused("/curve/0/tokens", "4096", "curve.tokens");
+}
+
+TEST_CASE("checkpoints: a folder named past any step count is not one", "[train][checkpoint]") {
+  const test::TempDir dir("checkpoint-names");
+  const std::string state = writtenState().toJson().dump();
+  dir.write("checkpoint-000040/" + std::string(train::kTrainerStateFile), state);
+  dir.write("checkpoint-99999999999999999999/" + std::string(train::kTrainerStateFile), state);
+  const std::vector<std::string> found = train::listCheckpoints(dir.str());
+  REQUIRE(found.size() == 1);
+  CHECK(found[0] == dir.file("checkpoint-000040"));
 }
