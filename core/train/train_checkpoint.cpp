@@ -1,6 +1,7 @@
 #include "core/train/train_checkpoint.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <filesystem>
 
@@ -58,7 +59,7 @@ TrainingState TrainingState::fromJson(const nlohmann::json& json, const std::str
     for (const auto& point : json.at("curve")) state.curve.push_back(CurvePoint::fromJson(point));
   } catch (const nlohmann::json::exception& error) {
     throwError(ErrorKind::Format, file, "", std::string("malformed: ") + error.what());
-  } catch (const Error& error) {  // a step or seed that is not an integer (json_exact.h)
+  } catch (const Error& error) {  // an integer field that is not one (json_exact.h)
     throwError(ErrorKind::Format, file, error.field(), "malformed: " + error.detail());
   }
   return state;
@@ -79,9 +80,12 @@ std::vector<std::string> listCheckpoints(const std::string& out_dir) {
     if (name.rfind("checkpoint-", 0) != 0 || name.size() <= 11) continue;
     const std::string digits = name.substr(11);
     if (!std::all_of(digits.begin(), digits.end(), ::isdigit)) continue;  // skips *.tmp
-    if (digits.size() > 18) continue;  // past any step count: std::stoll would throw
+    std::int64_t step = 0;
+    if (std::from_chars(digits.data(), digits.data() + digits.size(), step).ec != std::errc()) {
+      continue;  // past any step count
+    }
     if (!fs::exists(entry.path() / kTrainerStateFile)) continue;
-    found.emplace_back(std::stoll(digits), entry.path().string());
+    found.emplace_back(step, entry.path().string());
   }
   std::sort(found.begin(), found.end());
   std::vector<std::string> dirs;

@@ -2,10 +2,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <charconv>
 #include <cstdint>
 #include <map>
 #include <set>
-#include <stdexcept>
 #include <tuple>
 
 #include "core/common/error.h"
@@ -66,8 +66,9 @@ TxLogReport checkTxLog(std::string_view context) {
       if (key == "total") {
         report.initial_total = balance(value, key);
       } else if (key.rfind("account_", 0) == 0) {
-        accounts[key.substr(8)].current = balance(value, key);
-        sum += accounts[key.substr(8)].current;
+        const std::int64_t current = balance(value, key);
+        accounts[key.substr(8)].current = current;
+        sum += current;
       } else {
         formatError(0, "unexpected key \"" + key + "\" in the initial state");
       }
@@ -89,15 +90,11 @@ TxLogReport checkTxLog(std::string_view context) {
     // 32-bit, as the initial balances: the checks' sums and differences then cannot overflow.
     const auto number = [&](std::size_t group) {
       const std::string digits(match->group(group));
-      std::int64_t value = INT64_MAX;
-      try {
-        value = std::stoll(digits);
-      } catch (const std::out_of_range&) {  // past 64 bits: refused below
-      }
-      if (value < INT32_MIN || value > INT32_MAX) {
+      std::int32_t value = 0;
+      if (std::from_chars(digits.data(), digits.data() + digits.size(), value).ec != std::errc()) {
         formatError(i, "number " + digits + " is not a 32-bit integer");
       }
-      return value;
+      return std::int64_t{value};
     };
     const std::int64_t tx = number(1);
     const std::int64_t index = static_cast<std::int64_t>(i) - 2;
