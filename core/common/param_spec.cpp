@@ -1,9 +1,11 @@
 #include "core/common/param_spec.h"
 
+#include <charconv>
 #include <cmath>
 #include <sstream>
 
 #include "core/common/error.h"
+#include "core/common/json_exact.h"
 
 namespace studio {
 
@@ -28,6 +30,32 @@ std::optional<double> asNumber(const json& value) {
   return std::nullopt;
 }
 
+// An Int parameter's value: a JSON integer as it is, a string of digits exactly, or a whole number
+// written otherwise ("1e3", 4.0) when 64 bits hold it. Going through a double would round
+// 9007199254740993 and cast 1e300 out of range (undefined behaviour). nullopt for anything else;
+// `out_of_range` says whether it was a whole number past 64 bits.
+std::optional<std::int64_t> asInteger(const json& value, bool& out_of_range) {
+  out_of_range = false;
+  if (value.is_number_integer()) {
+    out_of_range = !holdsExactly<std::int64_t>(value);
+    if (out_of_range) return std::nullopt;
+    return value.get<std::int64_t>();
+  }
+  if (value.is_string()) {
+    const std::string text = value.get<std::string>();
+    std::int64_t exact = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), exact);
+    if (error == std::errc() && end == text.data() + text.size()) return exact;
+  }
+  const auto number = asNumber(value);
+  if (!number || std::floor(*number) != *number) return std::nullopt;
+  // The doubles an int64 holds: [-2^63, 2^63).
+  constexpr double kTwoToThe63 = 9223372036854775808.0;
+  out_of_range = *number < -kTwoToThe63 || *number >= kTwoToThe63;
+  if (out_of_range) return std::nullopt;
+  return static_cast<std::int64_t>(*number);
+}
+
 void checkRange(const std::string& field, const ParamSpec& spec, double value) {
   if ((spec.min && value < *spec.min) || (spec.max && value > *spec.max)) {
     std::ostringstream range;
@@ -40,12 +68,15 @@ void checkRange(const std::string& field, const ParamSpec& spec, double value) {
 json resolveOne(const std::string& field, const ParamSpec& spec, const json& given) {
   switch (spec.type) {
     case ParamSpec::Type::Int: {
-      const auto number = asNumber(given);
-      if (!number || std::floor(*number) != *number) {
-        throwArgument(field, "expected an integer, got " + describe(given));
+      bool out_of_range = false;
+      const auto integer = asInteger(given, out_of_range);
+      if (!integer) {
+        throwArgument(field, std::string(out_of_range ? "expected a 64-bit integer, got "
+                                                      : "expected an integer, got ") +
+                                 describe(given));
       }
-      checkRange(field, spec, *number);
-      return static_cast<std::int64_t>(*number);
+      checkRange(field, spec, static_cast<double>(*integer));
+      return *integer;
     }
     case ParamSpec::Type::Float: {
       const auto number = asNumber(given);
