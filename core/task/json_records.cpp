@@ -1,10 +1,12 @@
 #include "core/task/json_records.h"
 
 #include <cctype>
+#include <cmath>
 #include <optional>
 
 #include "core/common/bounded_json.h"
 #include "core/common/error.h"
+#include "core/common/json_exact.h"
 
 namespace studio::task {
 
@@ -206,10 +208,13 @@ std::string requireScalarText(const nlohmann::json& record, const std::string& f
 
 std::int64_t requireInteger(const nlohmann::json& record, const std::string& field) {
   const auto& value = requireField(record, field);
-  if (value.is_number_integer()) return value.get<std::int64_t>();
+  if (holdsExactly<std::int64_t>(value)) return value.get<std::int64_t>();
+  // A whole number written as a float (12.0) is taken; only one within [-2^63, 2^63) is cast, as
+  // the cast of 1e300 would be undefined behaviour.
+  constexpr double kTwoToThe63 = 9223372036854775808.0;
   if (value.is_number_float()) {
     const double number = value.get<double>();
-    if (number == static_cast<double>(static_cast<std::int64_t>(number))) {
+    if (std::floor(number) == number && number >= -kTwoToThe63 && number < kTwoToThe63) {
       return static_cast<std::int64_t>(number);
     }
   }

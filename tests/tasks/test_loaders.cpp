@@ -157,3 +157,23 @@ TEST_CASE("loaders: unreadable files are errors naming the file; odd files are i
   REQUIRE(scalar.issues.size() == 1);
   CHECK(scalar.issues[0].message.find("JSON object") != std::string::npos);
 }
+
+TEST_CASE("loaders: an integer field holds a whole number within 64 bits, never a cast",
+          "[tasks]") {
+  const auto field = [](const nlohmann::json& value) {
+    return task::requireInteger({{"query_start_index", value}}, "query_start_index");
+  };
+  CHECK(field(12) == 12);
+  CHECK(field(12.0) == 12);
+  CHECK(field(-3.0) == -3);
+  CHECK(field(9223372036854775807LL) == 9223372036854775807LL);
+  // Before, 1e300 was cast to int64_t (undefined behaviour) and 2^64 - 1 wrapped to -1.
+  for (const nlohmann::json& value :
+       {nlohmann::json(1e300), nlohmann::json(-1e300), nlohmann::json(9223372036854775808.0),
+        nlohmann::json(18446744073709551615ULL), nlohmann::json(2.5), nlohmann::json("12"),
+        nlohmann::json(nullptr)}) {
+    INFO(value.dump());
+    CHECK_THROWS_WITH(field(value), Catch::Contains("query_start_index") &&
+                                        Catch::Contains("must be an integer, got"));
+  }
+}
