@@ -48,7 +48,8 @@ std::vector<std::int64_t> ArtifactMeta::integersAt(const nlohmann::json& value,
   std::vector<std::int64_t> out;
   out.reserve(arrayAt(value, path).size());
   for (std::size_t i = 0; i < value.size(); ++i) {
-    if (!value[i].is_number_integer()) malformed(elementPath(path, i), "must be an integer");
+    const std::string fault = integerFault<std::int64_t>(value[i]);
+    if (!fault.empty()) malformed(elementPath(path, i), fault);
     out.push_back(value[i].get<std::int64_t>());
   }
   return out;

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/run_trace.h"
+#include "core/common/json_exact.h"
 
 namespace studio::analysis {
 
@@ -58,7 +59,7 @@ class ArtifactMeta {
     if constexpr (std::is_same_v<T, bool>) {
       if (!value.is_boolean()) malformed(path, "must be true or false");
     } else if constexpr (std::is_integral_v<T>) {
-      if (!value.is_number_integer()) malformed(path, "must be an integer");
+      if (const std::string fault = integerFault<T>(value); !fault.empty()) malformed(path, fault);
     } else if constexpr (std::is_floating_point_v<T>) {
       // nlohmann writes a NaN (a diverged run's loss) as null.
       if (value.is_null()) return std::numeric_limits<T>::quiet_NaN();

@@ -39,6 +39,18 @@ bool holdsExactly(const nlohmann::json& value) {
   }
 }
 
+// What keeps `value` from being read as the integer type T, for a reader's own error: "must be an
+// integer", or "is 18446744073709551615, outside [-9223372036854775808, 9223372036854775807]" for
+// an integer T cannot hold (get<T>() would wrap it). Empty when T holds it.
+template <typename T>
+std::string integerFault(const nlohmann::json& value) {
+  static_assert(std::is_integral_v<T> && !std::is_same_v<T, bool>, "an integer type");
+  if (!value.is_number_integer()) return "must be an integer";
+  if (holdsExactly<T>(value)) return {};
+  return "is " + value.dump() + ", outside [" + std::to_string(std::numeric_limits<T>::min()) +
+         ", " + std::to_string(std::numeric_limits<T>::max()) + "]";
+}
+
 namespace json_exact_detail {
 template <typename T>
 struct VectorElement {

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/common/error.h"
+#include "core/common/json_exact.h"
 
 namespace studio::train {
 
@@ -97,7 +98,8 @@ RefineConfig RefineConfig::fromJson(const nlohmann::json& json, RefineConfig bas
   };
   const auto integer = [&](const char* name, std::int64_t& out) {
     if (!json.contains(name)) return;
-    if (!json.at(name).is_number_integer()) throwArgument(field(name), "must be an integer");
+    const std::string fault = integerFault<std::int64_t>(json.at(name));
+    if (!fault.empty()) throwArgument(field(name), fault);
     out = json.at(name).get<std::int64_t>();
   };
   if (json.contains("reward")) {

@@ -6,6 +6,7 @@
 
 #include "core/common/bounded_json.h"
 #include "core/common/error.h"
+#include "core/common/json_exact.h"
 
 namespace studio::train {
 
@@ -46,12 +47,13 @@ class Fields {
     if (!has(key)) return fallback;
     const auto& v = m_json.at(key);
     if (!v.is_number_integer()) fail(key, "must be an integer");
-    const std::int64_t x = v.get<std::int64_t>();
-    if (x < lo || x > hi) {
-      fail(key, "is " + std::to_string(x) + ", must be in [" + std::to_string(lo) + ", " +
+    // An integer past 64 bits (get<>() would wrap it) is out of range like any other.
+    if (!holdsExactly<std::int64_t>(v) || v.get<std::int64_t>() < lo ||
+        v.get<std::int64_t>() > hi) {
+      fail(key, "is " + v.dump() + ", must be in [" + std::to_string(lo) + ", " +
                     std::to_string(hi) + "]");
     }
-    return x;
+    return v.get<std::int64_t>();
   }
 
   std::string string(const std::string& key, const std::string& fallback) const {

@@ -85,6 +85,15 @@ TEST_CASE("a damaged cache_read artifact is refused naming its field", "[analysi
                     Contains("cache_read.meta.alpha: is missing"));
   CHECK_THROWS_WITH(analysis::cacheReads(damaged("cached", {3, "4"})),
                     Contains("cache_read.meta.cached[1]: must be an integer"));
+  // A number the field's integer type cannot hold is refused, not narrowed (before, a layer of
+  // 1e10 read as 1410065408, and 2^64 - 1 as a position of -1).
+  CHECK_THROWS_WITH(analysis::cacheReads(damaged("layer", 10000000000LL)),
+                    Contains("cache_read.meta.layer: is 10000000000, outside [-2147483648, "
+                             "2147483647]"));
+  CHECK_THROWS_WITH(analysis::cacheReads(damaged("position", 18446744073709551615ULL)),
+                    Contains("cache_read.meta.position: is 18446744073709551615, outside"));
+  CHECK_THROWS_WITH(analysis::cacheReads(damaged("cached", {3, 18446744073709551615ULL})),
+                    Contains("cache_read.meta.cached[1]: is 18446744073709551615, outside"));
   CHECK_THROWS_WITH(analysis::cacheReads(damaged("cached", 3)),
                     Contains("cache_read.meta.cached: must be an array"));
   CHECK_THROWS_WITH(analysis::cacheReads(damaged("cached_bytes", {{0, 2}})),

@@ -373,6 +373,10 @@ TEST_CASE("refine: presets and bad settings", "[refine]") {
   CHECK(refineErrorField([&] {
           train::RefineConfig::fromJson({{"rollout_tokens", "5"}}, ttt, "refine");
         }) == "refine.rollout_tokens");
+  // Past 64 bits it is named as written (before, it wrapped to -1 chunks).
+  CHECK_THROWS_WITH(
+      train::RefineConfig::fromJson({{"chunks", 18446744073709551615ULL}}, ttt, "refine"),
+      Catch::Contains("refine.chunks") && Catch::Contains("is 18446744073709551615, outside"));
 }
 
 TEST_CASE("refine: with n > 1 rollouts per position, each position is its own GRPO group",

@@ -55,6 +55,14 @@ TEST_CASE("a recipe with a bad field is refused with the field named", "[train]"
   json["model"]["hidden_size"] = -4;
   CHECK(errorField([&] { train::TrainRecipe::fromJson(json, "r.json"); }).rfind("model.", 0) == 0);
 
+  // Past 64 bits a step count is out of range as written (before, it wrapped to -1 and the error
+  // said "is -1").
+  json = tinyRecipeJson(10);
+  json["steps"] = 18446744073709551615ULL;
+  CHECK_THROWS_WITH(
+      train::TrainRecipe::fromJson(json, "r.json"),
+      Catch::Contains("steps") && Catch::Contains("is 18446744073709551615, must be in"));
+
   json = tinyRecipeJson(10);
   json["dtype"] = "bf16";  // on the CPU
   CHECK(errorField([&] { train::TrainRecipe::fromJson(json, "r.json"); }) == "dtype");
