@@ -13,6 +13,7 @@
 
 #include "app/cli/cli_command.h"
 #include "core/common/error.h"
+#include "core/common/json_exact.h"
 #include "core/tokenizer/tokenizer.h"
 
 namespace studio::cli {
@@ -48,8 +49,9 @@ std::vector<std::int64_t> parseIds(const std::string& text, const std::string& w
       throwError(ErrorKind::Argument, where, "", std::string("not a JSON array: ") + error.what());
     }
     for (const auto& value : array) {
-      if (!value.is_number_integer()) {
-        throwError(ErrorKind::Argument, where, "", "ids must be integers, got " + value.dump());
+      if (!holdsExactly<std::int64_t>(value)) {
+        throwError(ErrorKind::Argument, where, "",
+                   "ids must be 64-bit integers, got " + value.dump());
       }
       ids.push_back(value.get<std::int64_t>());
     }

@@ -23,7 +23,7 @@ std::vector<Span> spansFromJson(const json& value, const std::string& field) {
   if (!value.is_array()) throwArgument(field, "expected an array of {start, end}");
   for (const json& item : value) {
     if (!item.is_object() || !item.contains("start") || !item.contains("end") ||
-        !item["start"].is_number_integer() || !item["end"].is_number_integer()) {
+        !holdsExactly<std::int64_t>(item["start"]) || !holdsExactly<std::int64_t>(item["end"])) {
       throwArgument(field, "expected {\"start\": int, \"end\": int}, got " + item.dump());
     }
     Span span{item["start"].get<std::int64_t>(), item["end"].get<std::int64_t>()};

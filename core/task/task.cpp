@@ -2,6 +2,7 @@
 
 #include "core/common/bounded_json.h"
 #include "core/common/error.h"
+#include "core/common/json_exact.h"
 #include "core/common/utf8.h"
 
 namespace studio::task {
@@ -69,7 +70,7 @@ TaskItem TaskItem::fromJson(const nlohmann::json& json, const std::string& file)
       const std::string field = "targets[" + std::to_string(i) + "]";
       const auto& t = targets[i];
       if (!t.is_object() || !t.contains("start") || !t.contains("end") ||
-          !t.at("start").is_number_integer() || !t.at("end").is_number_integer()) {
+          !holdsExactly<std::int64_t>(t.at("start")) || !holdsExactly<std::int64_t>(t.at("end"))) {
         throwError(ErrorKind::Format, file, field, "must be {\"start\": int, \"end\": int}");
       }
       const Span span{t.at("start").get<std::int64_t>(), t.at("end").get<std::int64_t>()};

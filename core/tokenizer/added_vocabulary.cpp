@@ -3,6 +3,7 @@
 #include <unicode/uchar.h>
 
 #include "core/common/error.h"
+#include "core/common/json_exact.h"
 #include "core/common/utf8.h"
 
 namespace studio::tokenizer {
@@ -84,17 +85,16 @@ AddedToken AddedVocabulary::parseToken(const nlohmann::json& token, const std::s
   if (id == token.end() || !id->is_number_integer()) {
     throw Error(ErrorKind::Tokenizer, where, field + ".id", "missing or not an integer");
   }
-  const auto value = id->get<std::int64_t>();
-  if (value < 0 || value > INT32_MAX) {
-    throw Error(ErrorKind::Tokenizer, where, field + ".id",
-                "out of range: " + std::to_string(value));
+  if (!holdsExactly<std::int32_t>(*id) || id->get<std::int32_t>() < 0) {
+    throw Error(ErrorKind::Tokenizer, where, field + ".id", "out of range: " + id->dump());
   }
+  const auto value = id->get<std::int32_t>();
   const auto content = token.find("content");
   if (content == token.end() || !content->is_string()) {
     throw Error(ErrorKind::Tokenizer, where, field + ".content", "missing or not a string");
   }
   AddedToken out;
-  out.id = static_cast<std::int32_t>(value);
+  out.id = value;
   out.content = content->get<std::string>();
   out.special = boolField(token, "special", false, where, field);
   out.single_word = boolField(token, "single_word", false, where, field);

@@ -4,6 +4,7 @@
 #include <queue>
 
 #include "core/common/error.h"
+#include "core/common/json_exact.h"
 #include "core/common/utf8.h"
 #include "core/tokenizer/byte_level.h"
 
@@ -79,12 +80,11 @@ BpeModel BpeModel::fromJson(const nlohmann::json& model, const std::string& wher
       throw Error(ErrorKind::Tokenizer, where, "model.vocab",
                   "the id of \"" + token + "\" is not an integer");
     }
-    const auto id = value.get<std::int64_t>();
-    if (id < 0 || id > INT32_MAX) {
+    if (!holdsExactly<std::int32_t>(value) || value.get<std::int32_t>() < 0) {
       throw Error(ErrorKind::Tokenizer, where, "model.vocab",
-                  "the id of \"" + token + "\" is out of range: " + std::to_string(id));
+                  "the id of \"" + token + "\" is out of range: " + value.dump());
     }
-    bpe.m_vocab.emplace(token, static_cast<std::int32_t>(id));
+    bpe.m_vocab.emplace(token, value.get<std::int32_t>());
   }
 
   const std::string prefix = optionalString(model, "continuing_subword_prefix", where);

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/common/error.h"
+#include "core/common/json_exact.h"
 #include "core/common/utf8.h"
 
 namespace studio::tokenizer {
@@ -26,9 +27,9 @@ std::vector<std::int64_t> templateTokenIds(const nlohmann::json& config, const s
   }
   std::vector<std::int64_t> ids;
   for (const auto& id : entry["ids"]) {
-    if (!id.is_number_integer() || id.get<std::int64_t>() < 0) {
+    if (!holdsExactly<std::int32_t>(id) || id.get<std::int32_t>() < 0) {
       throw Error(ErrorKind::Tokenizer, where, field + ".special_tokens." + name + ".ids",
-                  "expected non-negative integers");
+                  "expected token ids: integers in [0, 2147483647]");
     }
     ids.push_back(id.get<std::int64_t>());
   }
@@ -38,8 +39,8 @@ std::vector<std::int64_t> templateTokenIds(const nlohmann::json& config, const s
 std::int64_t pairId(const nlohmann::json& value, const std::string& where,
                     const std::string& field) {
   // RobertaProcessing writes ["<s>", 0].
-  if (!value.is_array() || value.size() != 2 || !value[1].is_number_integer() ||
-      value[1].get<std::int64_t>() < 0) {
+  if (!value.is_array() || value.size() != 2 || !holdsExactly<std::int32_t>(value[1]) ||
+      value[1].get<std::int32_t>() < 0) {
     throw Error(ErrorKind::Tokenizer, where, field, "expected [\"token\", id]");
   }
   return value[1].get<std::int64_t>();

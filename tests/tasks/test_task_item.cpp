@@ -54,6 +54,10 @@ TEST_CASE("a task item needs a context and a question; its fields are checked", 
   broken = good;
   broken["targets"] = {{{"start", "12"}, {"end", 15}}};
   CHECK_THAT(errorOf(broken), Catch::Contains("targets[0]"));
+  // Past 64 bits it is not an offset (before, it wrapped to [-1, 15) in the message).
+  broken["targets"] = {{{"start", 18446744073709551615ULL}, {"end", 15}}};
+  CHECK_THAT(errorOf(broken),
+             Catch::Contains("targets[0]") && Catch::Contains("must be {\"start\": int"));
   broken = good;
   broken["answers"] = "K7Q";
   CHECK_THAT(errorOf(broken), Catch::Contains("answers"));

@@ -243,6 +243,15 @@ TEST_CASE("ids out of range or reused are errors", "[tokenizer][errors]") {
   config["model"]["vocab"]["ab"] = 4000000000LL;
   CHECK(configError(config).field() == "model.vocab");
 
+  // Past 64 bits: named as written (before, it wrapped and read "out of range: -1").
+  config = validConfig();
+  config["model"]["vocab"]["ab"] = 18446744073709551615ULL;
+  CHECK_THAT(configError(config).what(), Catch::Contains("out of range: 18446744073709551615"));
+  config = validConfig();
+  config["added_tokens"][0]["id"] = 18446744073709551615ULL;
+  CHECK_THAT(configError(config).what(), Catch::Contains("added_tokens[0].id") &&
+                                             Catch::Contains("out of range: 18446744073709551615"));
+
   config = validConfig();
   config["model"]["vocab"]["ab"] = 2000000000;  // a huge gap in the id space
   CHECK_THAT(configError(config).what(), Catch::Contains("out of range"));
@@ -289,6 +298,16 @@ TEST_CASE("bad pre-tokenizer, normalizer, processor and decoder sections are err
   config["post_processor"] = {{"type", "TemplateProcessing"},
                               {"single", {{{"SpecialToken", {{"id", "<s>"}}}}}}};
   CHECK(configError(config).kind() == ErrorKind::Tokenizer);
+  // A special token's id must be one a vocabulary holds (before, 2^32 was taken as an id).
+  for (const nlohmann::json& id : {nlohmann::json(4294967296LL), nlohmann::json(-1),
+                                   nlohmann::json(18446744073709551615ULL)}) {
+    INFO(id.dump());
+    config["post_processor"]["special_tokens"] = {
+        {"<s>", {{"id", "<s>"}, {"ids", {id}}, {"tokens", {"<s>"}}}}};
+    error = configError(config);
+    CHECK(error.field() == "post_processor.special_tokens.<s>.ids");
+    CHECK_THAT(error.what(), Catch::Contains("integers in [0, 2147483647]"));
+  }
 
   config = validConfig();
   config["decoder"] = {{"type", "WordPiece"}};
