@@ -14,6 +14,7 @@
 #include <limits>
 
 #include "core/common/error.h"
+#include "core/common/json_exact.h"
 
 namespace studio::views {
 
@@ -130,6 +131,12 @@ void ParamForm::setValues(const nlohmann::json& values) {
     if (!widget) throwArgument(it.key(), "the form has no such parameter");
     const nlohmann::json& value = it.value();
     if (auto* box = qobject_cast<QSpinBox*>(widget)) {
+      // The box holds an int: a value it cannot show is refused, not truncated or clamped.
+      if (!holdsExactly<std::int64_t>(value) || value.get<std::int64_t>() < box->minimum() ||
+          value.get<std::int64_t>() > box->maximum()) {
+        throwArgument(it.key(), "must be an integer in [" + std::to_string(box->minimum()) + ", " +
+                                    std::to_string(box->maximum()) + "], got " + value.dump());
+      }
       box->setValue(static_cast<int>(value.get<std::int64_t>()));
     } else if (auto* box = qobject_cast<QDoubleSpinBox*>(widget)) {
       box->setValue(value.get<double>());

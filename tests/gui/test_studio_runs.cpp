@@ -268,6 +268,12 @@ TEST_CASE("the runs panel builds one spec per ticked method from the forms", "[g
   REQUIRE(by_method["qttt"].budget_flops);
   CHECK(*by_method["qttt"].budget_flops == Approx(2e10));
   CHECK_THROWS_WITH(form->setValues({{"stepz", 1}}), Catch::Contains("stepz"));
+  // An int parameter the box cannot hold is refused naming it, not truncated to 32 bits.
+  CHECK_THROWS_WITH(form->setValues({{"steps", 4294967301LL}}),
+                    Catch::Contains("steps") && Catch::Contains("4294967301"));
+  CHECK_THROWS_WITH(form->setValues({{"steps", 2.5}}), Catch::Contains("steps"));
+  CHECK_THROWS_WITH(form->setValues({{"steps", -1}}), Catch::Contains("steps"));
+  CHECK(form->values()["steps"] == 5);
   // Nothing to run without a document: the window says so instead of queueing.
   MainWindow window(testing::isolatedWindow());
   CHECK(window.runCheckedMethods() == 0);
